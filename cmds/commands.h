@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef GHEE_COMMANDS_H
+#define GHEE_COMMANDS_H
+
+/* exit codes shared by every command */
+#define GHEE_EXIT_OK		0
+#define GHEE_EXIT_FAILURE	1
+#define GHEE_EXIT_USAGE		2
+
+struct ghee_command {
+	const char *name;
+	const char *summary;
+	int (*run)(int argc, char **argv);
+};
+
+int cmd_dump_super(int argc, char **argv);
+int cmd_dump_tree(int argc, char **argv);
+
+/* "ghee" program name and version for messages and the first output line */
+extern const char ghee_version_string[];
+
+#endif

@@ -1,0 +1,268 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Helpers for the image tests; every test.sh starts with
+#
+#	source "$TOP/tests/common.sh"
+#
+# tests/run-tests.sh exports, and this file derives when a test.sh is run
+# by hand (bash tests/cli-tests/001-help/test.sh):
+#   TOP       source tree            BUILDDIR  build tree (default TOP)
+#   GHEE      the ghee binary        CORPUS    the shared image corpus
+#   CACHE     BUILDDIR/tests/cache: kept between runs, for prepared images
+#   TEST_TMP  a fresh directory, removed after the test; the current
+#             directory when the test starts; mount things only in here
+#   TEST_DIR  the test's own folder in the source tree (read only)
+#
+# Exit status of a test: 0 pass, 77 skip (after "SKIP: reason"), else fail.
+# Register cleanup with at_exit; do not replace the EXIT trap.
+
+: "${TOP:=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
+: "${BUILDDIR:=$TOP}"
+: "${GHEE:=$BUILDDIR/ghee}"
+: "${CORPUS:=${GHEE_CORPUS:-$TOP/../shared/corpus}}"
+: "${CACHE:=$BUILDDIR/tests/cache}"
+: "${TEST_DIR:=$(cd "$(dirname "$0")" && pwd)}"
+: "${GHEE_SAN_EXITCODE:=99}"
+export TOP BUILDDIR GHEE CORPUS CACHE TEST_DIR
+
+_GHEE_CLEANUPS=()
+_GHEE_MOUNTS=()
+declare -A _GHEE_MOUNT_LOOP=()
+
+if [ -z "${TEST_TMP:-}" ]; then
+	TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/ghee-test.XXXXXX")
+	_GHEE_CLEANUPS+=("rm -rf --one-file-system '$TEST_TMP'")
+fi
+export TEST_TMP
+
+# run registered cleanups, newest first; then any mount left behind
+_ghee_exit_cleanup()
+{
+	local i dir
+
+	for ((i = ${#_GHEE_MOUNTS[@]} - 1; i >= 0; i--)); do
+		dir=${_GHEE_MOUNTS[i]}
+		[ -n "$dir" ] && umount_image "$dir" >/dev/null 2>&1
+	done
+	for ((i = ${#_GHEE_CLEANUPS[@]} - 1; i >= 0; i--)); do
+		eval "${_GHEE_CLEANUPS[i]}" || true
+	done
+}
+trap _ghee_exit_cleanup EXIT
+trap 'exit 143' TERM
+trap 'exit 130' INT
+
+# at_exit CMD: run the shell command CMD when the test exits
+at_exit()
+{
+	_GHEE_CLEANUPS+=("$*")
+}
+
+skip()
+{
+	echo "SKIP: $*" >&2
+	exit 77
+}
+
+fail()
+{
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+need_root()
+{
+	[ "$(id -u)" = 0 ] || skip "needs root"
+}
+
+# need_progs [PROG...]: btrfs-progs by default, else the named programs
+need_progs()
+{
+	local p progs=("$@")
+
+	[ ${#progs[@]} -eq 0 ] && progs=(btrfs mkfs.btrfs)
+	for p in "${progs[@]}"; do
+		command -v "$p" >/dev/null 2>&1 || skip "$p is not installed"
+	done
+}
+
+need_loop()
+{
+	need_root
+	need_progs losetup
+	[ -e /dev/loop-control ] || modprobe loop >/dev/null 2>&1
+	losetup -f >/dev/null 2>&1 || skip "no free loop device"
+}
+
+need_kernel_btrfs()
+{
+	grep -qw btrfs /proc/filesystems || modprobe btrfs >/dev/null 2>&1
+	grep -qw btrfs /proc/filesystems || skip "the kernel has no btrfs"
+}
+
+# true when the installed btrfs-progs is the reference version, v6.2
+progs_version_ok()
+{
+	[ "$(btrfs --version 2>/dev/null | head -n1)" = "btrfs-progs v6.2" ]
+}
+
+need_progs_version()
+{
+	need_progs
+	progs_version_ok ||
+		skip "reference output needs btrfs-progs v6.2, found '$(btrfs --version 2>&1 | head -n1)'"
+}
+
+need_corpus()
+{
+	[ -r "$CORPUS/MANIFEST.tsv" ] || skip "corpus not found at $CORPUS"
+}
+
+# true when status $1 means a crash, a sanitizer report or a timeout rather
+# than an orderly exit
+_status_is_crash()
+{
+	[ "$1" -eq "$GHEE_SAN_EXITCODE" ] || [ "$1" -ge 124 ]
+}
+
+# run_check_cmd CMD...: CMD must succeed; its stdout is passed through
+run_check_cmd()
+{
+	local rc
+
+	echo "+ $*" >&2
+	"$@"
+	rc=$?
+	[ $rc -eq 0 ] || fail "exit status $rc from: $*"
+}
+
+# run_mustfail_cmd CMD...: CMD must fail in an orderly way (no crash)
+run_mustfail_cmd()
+{
+	local rc
+
+	echo "+ (must fail) $*" >&2
+	"$@"
+	rc=$?
+	[ $rc -ne 0 ] || fail "expected failure, got success from: $*"
+	_status_is_crash $rc && fail "crash or sanitizer error (status $rc) from: $*"
+	return 0
+}
+
+# run_expect_status N CMD...: CMD must exit with status N
+run_expect_status()
+{
+	local want=$1 rc
+
+	shift
+	echo "+ (expect $want) $*" >&2
+	"$@"
+	rc=$?
+	[ $rc -eq "$want" ] || fail "expected exit status $want, got $rc from: $*"
+	return 0
+}
+
+# compare_outputs EXPECTED ACTUAL: 0 when equal, else a diff head and 1
+compare_outputs()
+{
+	cmp -s "$1" "$2" && return 0
+	echo "outputs differ: $1 vs $2" >&2
+	diff -u "$1" "$2" | head -n "${DIFF_LINES:-40}" >&2
+	return 1
+}
+
+_manifest_field()
+{
+	awk -F'\t' -v n="$1" -v c="$2" 'NR > 1 && $1 == n { print $c; exit }' \
+		"$CORPUS/MANIFEST.tsv"
+}
+
+# corpus_names [EXPECTATION]: image names, all or those with that expectation
+corpus_names()
+{
+	need_corpus
+	awk -F'\t' -v e="${1:-}" 'NR > 1 && (e == "" || $10 == e) { print $1 }' \
+		"$CORPUS/MANIFEST.tsv"
+}
+
+# corpus_field NAME COLUMN: one MANIFEST.tsv value, e.g. ref_check_rc
+corpus_field()
+{
+	local col
+
+	need_corpus
+	col=$(head -n1 "$CORPUS/MANIFEST.tsv" | tr '\t' '\n' | grep -nx "$2" | cut -d: -f1)
+	[ -n "$col" ] || fail "MANIFEST.tsv has no column $2"
+	_manifest_field "$1" "$col"
+}
+
+# corpus_image NAME: path of the restored (sparse, full size) image in the
+# cache, restoring it the first time.  Treat it as read only; use
+# corpus_copy for anything that may write.  Use as:
+#	img=$(corpus_image NAME) || exit
+corpus_image()
+{
+	local name=$1 xz size img tmp
+
+	need_corpus
+	xz=$CORPUS/fsck/$name.raw.xz
+	[ -r "$xz" ] || fail "no corpus image $xz"
+	size=$(_manifest_field "$name" 4)
+	[ -n "$size" ] || fail "$name is not in $CORPUS/MANIFEST.tsv"
+	img=$CACHE/corpus/$name.img
+	if [ -f "$img" ] && [ "$(stat -c %s "$img")" = "$size" ] &&
+	   ! [ "$xz" -nt "$img" ]; then
+		echo "$img"
+		return 0
+	fi
+	mkdir -p "$CACHE/corpus" || fail "cannot create $CACHE/corpus"
+	tmp=$(mktemp "$CACHE/corpus/.$name.XXXXXX") || fail "mktemp in $CACHE failed"
+	if ! xz -dc "$xz" | cp --sparse=always /dev/stdin "$tmp" ||
+	   ! truncate -s "$size" "$tmp" || ! mv -f "$tmp" "$img"; then
+		rm -f "$tmp"
+		fail "cannot restore corpus image $name"
+	fi
+	echo "$img"
+}
+
+# corpus_copy NAME [DEST]: a private writable copy (default in TEST_TMP)
+corpus_copy()
+{
+	local src dest=${2:-$TEST_TMP/$1.img}
+
+	src=$(corpus_image "$1") || exit
+	cp --sparse=always "$src" "$dest" || fail "cannot copy $src to $dest"
+	echo "$dest"
+}
+
+# mount_image IMG DIR [MOUNT-OPTIONS]: loop-mount IMG on DIR; undone by
+# umount_image DIR or at exit
+mount_image()
+{
+	local img=$1 dir=$2 opts=${3:-} dev
+
+	need_loop
+	need_kernel_btrfs
+	mkdir -p "$dir" || fail "cannot create $dir"
+	dev=$(losetup --find --show "$img") || fail "losetup $img failed"
+	if ! mount ${opts:+-o "$opts"} "$dev" "$dir"; then
+		losetup -d "$dev"
+		fail "mount $img on $dir failed"
+	fi
+	_GHEE_MOUNTS+=("$dir")
+	_GHEE_MOUNT_LOOP[$dir]=$dev
+}
+
+umount_image()
+{
+	local dir=$1 dev=${_GHEE_MOUNT_LOOP[$1]:-} i rc=0
+
+	umount "$dir" || { umount -l "$dir"; rc=1; }
+	[ -n "$dev" ] && losetup -d "$dev" 2>/dev/null
+	unset "_GHEE_MOUNT_LOOP[$dir]"
+	for i in "${!_GHEE_MOUNTS[@]}"; do
+		[ "${_GHEE_MOUNTS[i]}" = "$dir" ] && _GHEE_MOUNTS[i]=
+	done
+	return $rc
+}

@@ -1,0 +1,300 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run ghee's test suite: the Check unit tests, then every image test
+# tests/{cli,misc,mkfs,fsck,fuzz}-tests/NNN-name/test.sh in that order.
+#
+# usage: tests/run-tests.sh [--builddir DIR] [--filter GLOB] [--sanitizers]
+#                           [--timeout SEC]
+#
+#   --builddir DIR  the build tree holding ./ghee and tests/unit/unit-tests
+#                   (default: the current directory if it holds a built
+#                   ghee, else the source tree)
+#   --filter GLOB   run only the tests whose name (cli-tests/001-help,
+#                   unit/csum) or short name (001-help, csum) matches GLOB
+#   --sanitizers    strict ASan/UBSan settings, longer Check timeouts; use
+#                   with a tree configured with --enable-sanitizers
+#   --timeout SEC   time limit of one image test (default 300, or
+#                   $GHEE_TEST_TIMEOUT)
+#
+# Every unit test function counts as one result; every test.sh counts as
+# one.  A test.sh exits 0 (pass), 77 (skip, after printing "SKIP: reason")
+# or anything else (fail).  Logs go to BUILDDIR/tests/results/.  The last
+# line printed is always "N passed, N failed, N skipped"; the exit status
+# is 1 when anything failed.
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILDDIR=
+FILTER=
+SANITIZERS=0
+TIMEOUT=${GHEE_TEST_TIMEOUT:-300}
+CATEGORIES="cli misc mkfs fsck fuzz"
+# exit code sanitizers use, so tests can tell a sanitizer report from an
+# ordinary failure exit
+SAN_EXITCODE=99
+
+NR_PASS=0
+NR_FAIL=0
+NR_SKIP=0
+FAILED_NAMES=()
+
+usage()
+{
+	sed -n '/^# usage:/,/^# Every/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
+}
+
+parse_args()
+{
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		--builddir)	BUILDDIR=${2:?--builddir needs a directory}; shift ;;
+		--builddir=*)	BUILDDIR=${1#*=} ;;
+		--filter)	FILTER=${2:?--filter needs a glob}; shift ;;
+		--filter=*)	FILTER=${1#*=} ;;
+		--sanitizers)	SANITIZERS=1 ;;
+		--timeout)	TIMEOUT=${2:?--timeout needs seconds}; shift ;;
+		--timeout=*)	TIMEOUT=${1#*=} ;;
+		-h|--help)	usage; exit 0 ;;
+		*)		echo "run-tests.sh: unknown argument '$1'" >&2
+				usage >&2; exit 2 ;;
+		esac
+		shift
+	done
+}
+
+pick_builddir()
+{
+	if [ -z "$BUILDDIR" ]; then
+		if [ -x "$PWD/ghee" ] && [ -f "$PWD/Makefile" ]; then
+			BUILDDIR=$PWD
+		else
+			BUILDDIR=$TOP
+		fi
+	fi
+	if ! BUILDDIR=$(cd "$BUILDDIR" 2>/dev/null && pwd); then
+		echo "run-tests.sh: no build directory '$BUILDDIR'" >&2
+		echo "0 passed, 1 failed, 0 skipped"
+		exit 1
+	fi
+}
+
+setup_env()
+{
+	local corpus=${GHEE_CORPUS:-$TOP/../shared/corpus}
+
+	[ -d "$corpus" ] && corpus=$(cd "$corpus" && pwd)
+	export TOP BUILDDIR
+	export GHEE=$BUILDDIR/ghee
+	export CORPUS=$corpus
+	export CACHE=$BUILDDIR/tests/cache
+	export RESULTS=$BUILDDIR/tests/results
+	export LC_ALL=C TZ=UTC
+	export GHEE_TEST_TIMEOUT=$TIMEOUT
+	export ASAN_OPTIONS="exitcode=$SAN_EXITCODE${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+	export UBSAN_OPTIONS="exitcode=$SAN_EXITCODE:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+	export GHEE_SAN_EXITCODE=$SAN_EXITCODE
+	if [ "$SANITIZERS" = 1 ]; then
+		export GHEE_SANITIZERS=1
+		ASAN_OPTIONS+=":detect_leaks=1:halt_on_error=1:abort_on_error=0"
+		ASAN_OPTIONS+=":check_initialization_order=1:strict_init_order=1"
+		UBSAN_OPTIONS+=":halt_on_error=1"
+		export CK_TIMEOUT_MULTIPLIER=${CK_TIMEOUT_MULTIPLIER:-4}
+	fi
+	mkdir -p "$CACHE"
+	rm -rf "$RESULTS"
+	mkdir -p "$RESULTS"
+}
+
+print_header()
+{
+	echo "ghee tests: builddir $BUILDDIR"
+	echo "corpus: $CORPUS$([ -d "$CORPUS" ] || echo ' (absent)')"
+	[ -x "$GHEE" ] || echo "warning: $GHEE is not built; image tests will fail"
+	if [ "$SANITIZERS" = 1 ] && [ -x "$GHEE" ] &&
+	   ! grep -q __asan_init "$GHEE" 2>/dev/null; then
+		echo "warning: --sanitizers given but $GHEE is not built with ASan"
+	fi
+}
+
+# true when the test named $1 (short name $2) is selected by --filter
+selected()
+{
+	[ -z "$FILTER" ] && return 0
+	# shellcheck disable=SC2053
+	[[ $1 == $FILTER || $2 == $FILTER ]]
+}
+
+record_pass()
+{
+	NR_PASS=$((NR_PASS + 1))
+	echo "PASS  $1${2:+ ($2)}"
+}
+
+record_skip()
+{
+	NR_SKIP=$((NR_SKIP + 1))
+	echo "SKIP  $1: ${2:-no reason given}"
+}
+
+# record_fail NAME REASON [LOG]: the log's tail goes with the failure
+record_fail()
+{
+	NR_FAIL=$((NR_FAIL + 1))
+	FAILED_NAMES+=("$1")
+	echo "FAIL  $1: $2"
+	if [ -n "${3:-}" ] && [ -s "$3" ]; then
+		echo "----- last 30 lines of $3"
+		tail -n 30 "$3"
+		echo "-----"
+	fi
+}
+
+# one TAP line of Check: "ok 3 - FILE:TCASE:TEST: MESSAGE"
+record_tap_line()
+{
+	local suite=$1 line=$2 log=$3 rest tcase test msg
+
+	rest=${line#* - }
+	rest=${rest#*:}
+	tcase=${rest%%:*}
+	rest=${rest#*:}
+	test=${rest%%:*}
+	msg=${rest#*:}
+	msg=${msg# }
+	case "$line" in
+	"ok "*)		record_pass "unit/$suite/$tcase/$test" ;;
+	"not ok "*)	record_fail "unit/$suite/$tcase/$test" "$msg" ;;
+	esac
+}
+
+run_unit_suite()
+{
+	local unit=$1 suite=$2 log=$RESULTS/unit/$suite.log
+	local tap=$RESULTS/unit/$suite.tap rc nr_failed=$NR_FAIL line
+
+	mkdir -p "$RESULTS/unit"
+	(cd "$TMPDIR_BASE" && exec timeout -k 10 "$TIMEOUT" "$unit" --tap "$tap" "$suite") \
+		>"$log" 2>&1 </dev/null
+	rc=$?
+	if [ -f "$tap" ]; then
+		while IFS= read -r line; do
+			record_tap_line "$suite" "$line" "$log"
+		done < "$tap"
+	fi
+	if [ "$NR_FAIL" -gt "$nr_failed" ]; then
+		echo "----- last 30 lines of $log"
+		tail -n 30 "$log"
+		echo "-----"
+	elif [ "$rc" -ne 0 ]; then
+		# the runner itself died, or no TAP file was written
+		record_fail "unit/$suite" "unit-tests exited with status $rc" "$log"
+	fi
+}
+
+run_unit_tests()
+{
+	local unit=$BUILDDIR/tests/unit/unit-tests suite suites
+
+	if [ ! -x "$unit" ]; then
+		selected unit unit &&
+			record_skip unit "$unit not built (is Check installed?)"
+		return
+	fi
+	if ! suites=$("$unit" --list 2>&1); then
+		record_fail unit "unit-tests --list failed: $suites"
+		return
+	fi
+	for suite in $suites; do
+		selected "unit/$suite" "$suite" || continue
+		run_unit_suite "$unit" "$suite"
+	done
+}
+
+# unmount and detach whatever a killed test left behind in its temp dir
+cleanup_test_tmp()
+{
+	local dir=$1 mnt dev back
+
+	awk -v d="$dir/" 'index($2, d) == 1 { print $2 }' /proc/mounts | sort -r |
+	while read -r mnt; do
+		umount "$mnt" 2>/dev/null || umount -l "$mnt" 2>/dev/null
+	done
+	if command -v losetup >/dev/null; then
+		losetup -n -l -O NAME,BACK-FILE 2>/dev/null |
+		while read -r dev back; do
+			case "$back" in
+			"$dir"/*) losetup -d "$dev" 2>/dev/null ;;
+			esac
+		done
+	fi
+	rm -rf --one-file-system "$dir"
+}
+
+skip_reason()
+{
+	grep -m1 -o 'SKIP: .*' "$1" 2>/dev/null | sed 's/^SKIP: //'
+}
+
+run_image_test()
+{
+	local dir=$1 cat=$2 base name log tmp rc start secs
+
+	base=$(basename "$dir")
+	name=$cat-tests/$base
+	selected "$name" "$base" || return 0
+	log=$RESULTS/$cat-tests/$base.log
+	mkdir -p "$RESULTS/$cat-tests"
+	tmp=$(mktemp -d "$TMPDIR_BASE/$base.XXXXXX")
+	start=$(date +%s%N)
+	(cd "$tmp" && TEST_TMP=$tmp TEST_DIR=$dir TEST_NAME=$name \
+		exec timeout -k 10 "$TIMEOUT" bash "$dir/test.sh") >"$log" 2>&1 </dev/null
+	rc=$?
+	secs=$(( ($(date +%s%N) - start) / 1000000 ))
+	secs=$(printf '%d.%01ds' $((secs / 1000)) $((secs % 1000 / 100)))
+	cleanup_test_tmp "$tmp"
+	case $rc in
+	0)	record_pass "$name" "$secs" ;;
+	77)	record_skip "$name" "$(skip_reason "$log")" ;;
+	124|137) record_fail "$name" "timed out after ${TIMEOUT}s" "$log" ;;
+	*)	record_fail "$name" "exit status $rc" "$log" ;;
+	esac
+}
+
+run_image_tests()
+{
+	local cat dir
+
+	for cat in $CATEGORIES; do
+		[ -d "$TOP/tests/$cat-tests" ] || continue
+		for dir in "$TOP/tests/$cat-tests"/[0-9]*/; do
+			dir=${dir%/}
+			[ -f "$dir/test.sh" ] || continue
+			run_image_test "$dir" "$cat"
+		done
+	done
+}
+
+main()
+{
+	local name
+
+	parse_args "$@"
+	pick_builddir
+	setup_env
+	TMPDIR_BASE=$(mktemp -d "${TMPDIR:-/tmp}/ghee-tests.XXXXXX")
+	trap 'rm -rf --one-file-system "$TMPDIR_BASE"' EXIT
+	print_header
+	run_unit_tests
+	run_image_tests
+	if [ "$NR_FAIL" -gt 0 ]; then
+		echo "failed:"
+		for name in "${FAILED_NAMES[@]}"; do
+			echo "  $name"
+		done
+	fi
+	echo "logs: $RESULTS"
+	echo "$NR_PASS passed, $NR_FAIL failed, $NR_SKIP skipped"
+	[ "$NR_FAIL" -eq 0 ]
+}
+
+main "$@"
