@@ -65,4 +65,89 @@ static inline void btrfs_path_key(const struct btrfs_path *path,
 struct extent_buffer *btrfs_read_node_slot(struct extent_buffer *parent,
 					   int slot, int *err);
 
+/* ---- writing (ctree-write.c) ----
+ *
+ * With a transaction and cow=1, btrfs_search_slot() copies on write every
+ * block on the path that is not already of this transaction.  ins_len > 0
+ * (bytes of item data plus sizeof(struct btrfs_item) per item) makes room
+ * in the leaf for an insert: nodes that are nearly full are split on the
+ * way down, the leaf pushes items to its neighbours or splits.
+ * ins_len < 0 prepares a delete: under-full nodes on the way down are
+ * merged with or refilled from a neighbour, a root with one pointer is
+ * replaced by its child.  The path's blocks may then be modified; they
+ * are dirty in the transaction.
+ */
+
+/* max bytes of item data one item may hold in a leaf of this filesystem */
+static inline u32 btrfs_leaf_max_item_size(u32 nodesize)
+{
+	return btrfs_leaf_data_size(nodesize) - sizeof(struct btrfs_item);
+}
+
+/* free bytes of a leaf (headers and data included) */
+u32 btrfs_leaf_free_space(const struct extent_buffer *leaf);
+
+/* copy @buf unless it already belongs to this transaction */
+int btrfs_cow_block(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+		    struct extent_buffer *buf, struct extent_buffer *parent,
+		    int parent_slot, struct extent_buffer **cow_ret);
+
+struct btrfs_item_batch {
+	const struct btrfs_key *keys;	/* ascending, none present in the tree */
+	const u32 *data_sizes;
+	int nr;
+};
+
+/*
+ * Insert empty items at the path's position (after a search that returned
+ * 1): path->slots[0] is the first new item.  -EEXIST when the first key
+ * exists, -EOVERFLOW when the items cannot fit one leaf.
+ */
+int btrfs_insert_empty_items(struct btrfs_trans_handle *trans,
+			     struct btrfs_root *root, struct btrfs_path *path,
+			     const struct btrfs_item_batch *batch);
+int btrfs_insert_empty_item(struct btrfs_trans_handle *trans,
+			    struct btrfs_root *root, struct btrfs_path *path,
+			    const struct btrfs_key *key, u32 data_size);
+/* insert one item with its data (path handled internally) */
+int btrfs_insert_item(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+		      const struct btrfs_key *key, const void *data, u32 data_size);
+
+/*
+ * Delete @nr items from @slot of the path's leaf.  An emptied leaf leaves
+ * the tree; an under-full one gives its items to its neighbours.  The path
+ * is not valid for further use afterwards except btrfs_release_path().
+ */
+int btrfs_del_items(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+		    struct btrfs_path *path, int slot, int nr);
+static inline int btrfs_del_item(struct btrfs_trans_handle *trans,
+				 struct btrfs_root *root, struct btrfs_path *path)
+{
+	return btrfs_del_items(trans, root, path, path->slots[0], 1);
+}
+
+/*
+ * Grow the path's item by @data_size bytes at its end (the leaf must have
+ * room: search with ins_len = data_size first).  The new bytes are zeroed.
+ */
+void btrfs_extend_item(struct btrfs_path *path, u32 data_size);
+/* shrink the path's item to @new_size, keeping its start (from_end) or end */
+void btrfs_truncate_item(struct btrfs_path *path, u32 new_size, int from_end);
+
+/*
+ * Replace the key of the path's item with @new_key, which must keep the
+ * order of the leaf; parents are updated when it is the first key.
+ */
+int btrfs_set_item_key_safe(struct btrfs_trans_handle *trans,
+			    struct btrfs_root *root, struct btrfs_path *path,
+			    const struct btrfs_key *new_key);
+
+/* copy data in/out of the path's current item */
+void btrfs_write_item_data(struct btrfs_path *path, u32 offset,
+			   const void *src, u32 len);
+
+/* convenience: find @key exactly and delete it (-ENOENT when absent) */
+int btrfs_delete_key(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+		     const struct btrfs_key *key);
+
 #endif

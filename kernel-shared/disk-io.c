@@ -229,7 +229,9 @@ static int verify_tree_block(struct btrfs_fs_info *fs_info,
 	struct tree_check_error terr;
 	int ret;
 
-	if (!btrfs_tree_block_csum_ok(fs_info, eb->data, eb->len)) {
+	/* a dirty buffer (write side) is checksummed only when written */
+	if (!(eb->flags & EXTENT_BUFFER_DIRTY) &&
+	    !btrfs_tree_block_csum_ok(fs_info, eb->data, eb->len)) {
 		u32 found = get_unaligned_le32(eb->data);
 		u8 digest[BTRFS_CSUM_SIZE];
 
@@ -805,6 +807,8 @@ void close_ctree(struct btrfs_fs_info *fs_info)
 
 	if (!fs_info)
 		return;
+	if (fs_info->write_teardown)
+		fs_info->write_teardown(fs_info);
 	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++)
 		btrfs_release_root(roots[i]);
 	extent_buffer_cache_destroy(&fs_info->eb_cache);

@@ -12,6 +12,8 @@
 #include "extent_io.h"
 #include "volumes.h"
 
+struct btrfs_write_state;
+
 #define GHEE_MAX_DEVICES 64
 
 /* one tree, in memory */
@@ -59,6 +61,11 @@ struct btrfs_fs_info {
 	/* counters for callers that summarize what went wrong */
 	u64 read_errors;
 	u64 csum_errors;
+
+	/* write side (transaction.h): NULL while the filesystem is read-only */
+	struct btrfs_write_state *write;
+	/* set with `write`: releases it, called first by close_ctree() */
+	void (*write_teardown)(struct btrfs_fs_info *fs_info);
 };
 
 #define OPEN_CTREE_WRITES		(1U << 0)

@@ -189,6 +189,8 @@ static bool eb_is_cached(struct extent_buffer *eb)
 	if (!eb->fs_info)
 		return false;
 	cache = &eb->fs_info->eb_cache;
+	if (!cache->buckets)
+		return false;
 	cur = cache->buckets[eb_hash(eb->start, cache->nr_buckets)];
 	while (cur && cur != eb)
 		cur = cur->hash_next;

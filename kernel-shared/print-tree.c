@@ -7,6 +7,8 @@
  * in print-tree-json.c.
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <sys/types.h>
 #include <string.h>
 #include <time.h>
 #include "print-tree.h"
@@ -148,89 +150,367 @@ static u64 qgroup_subvolid(u64 qgroupid)
 	return qgroupid & ((1ULL << 48) - 1);
 }
 
-void btrfs_print_objectid(FILE *out, u64 objectid, u8 type)
+/* ---- number formatting without printf ---- */
+
+/* digits of @v written backwards ending at @end; returns the first one */
+static char *digits_u64(char *end, u64 v)
+{
+	do {
+		*--end = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	return end;
+}
+
+static char *digits_base(char *end, u64 v, unsigned int shift)
+{
+	static const char hex[] = "0123456789abcdef";
+	u64 mask = (1U << shift) - 1;
+
+	do {
+		*--end = hex[v & mask];
+		v >>= shift;
+	} while (v);
+	return end;
+}
+
+static char *put_u64(char *s, u64 v)
+{
+	char tmp[24];
+	char *d = digits_u64(tmp + sizeof(tmp), v);
+	size_t n = tmp + sizeof(tmp) - d;
+
+	memcpy(s, d, n);
+	return s + n;
+}
+
+static char *put_str(char *s, const char *str)
+{
+	size_t n = strlen(str);
+
+	memcpy(s, str, n);
+	return s + n;
+}
+
+/* 0x and 16 hex digits */
+static char *put_hex16(char *s, u64 v)
+{
+	int i;
+
+	*s++ = '0';
+	*s++ = 'x';
+	for (i = 15; i >= 0; i--) {
+		s[i] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	}
+	return s + 16;
+}
+
+static char *put_objectid(char *s, u64 objectid, u8 type)
 {
 	const char *name;
 
 	switch (type) {
 	case BTRFS_QGROUP_RELATION_KEY:
-		fprintf(out, "%llu/%llu", (unsigned long long)qgroup_level(objectid),
-			(unsigned long long)qgroup_subvolid(objectid));
-		return;
+		s = put_u64(s, qgroup_level(objectid));
+		*s++ = '/';
+		return put_u64(s, qgroup_subvolid(objectid));
 	case BTRFS_UUID_KEY_SUBVOL:
 	case BTRFS_UUID_KEY_RECEIVED_SUBVOL:
-		fprintf(out, "0x%016llx", (unsigned long long)objectid);
-		return;
+		return put_hex16(s, objectid);
 	}
 	name = btrfs_objectid_name(objectid, type);
 	if (name)
-		fputs(name, out);
-	else
-		out_u64(out, objectid);
+		return put_str(s, name);
+	return put_u64(s, objectid);
 }
 
-void btrfs_print_key_type(FILE *out, u64 objectid, u8 type)
+static char *put_key_type(char *s, u64 objectid, u8 type)
 {
 	const char *name = btrfs_key_type_name(objectid, type);
 
 	if (name)
-		fputs(name, out);
-	else
-		fprintf(out, "UNKNOWN.%d", type);
+		return put_str(s, name);
+	s = put_str(s, "UNKNOWN.");
+	return put_u64(s, type);
 }
 
-void btrfs_print_key(FILE *out, const struct btrfs_disk_key *key)
+int btrfs_format_objectid(char *buf, u64 objectid, u8 type)
+{
+	char *end = put_objectid(buf, objectid, type);
+
+	*end = 0;
+	return end - buf;
+}
+
+int btrfs_format_key(char *buf, const struct btrfs_disk_key *key)
 {
 	u64 objectid = btrfs_disk_key_objectid(key);
 	u8 type = btrfs_disk_key_type(key);
 	u64 offset = btrfs_disk_key_offset(key);
+	char *s = buf;
 
-	fputs("key (", out);
-	btrfs_print_objectid(out, objectid, type);
-	putc_unlocked(' ', out);
-	btrfs_print_key_type(out, objectid, type);
+	s = put_str(s, "key (");
+	s = put_objectid(s, objectid, type);
+	*s++ = ' ';
+	s = put_key_type(s, objectid, type);
+	*s++ = ' ';
 	switch (type) {
 	case BTRFS_QGROUP_RELATION_KEY:
 	case BTRFS_QGROUP_INFO_KEY:
 	case BTRFS_QGROUP_LIMIT_KEY:
-		fprintf(out, " %u/%llu)", (unsigned int)qgroup_level(offset),
-			(unsigned long long)qgroup_subvolid(offset));
-		return;
+		s = put_u64(s, qgroup_level(offset));
+		*s++ = '/';
+		s = put_u64(s, qgroup_subvolid(offset));
+		break;
 	case BTRFS_UUID_KEY_SUBVOL:
 	case BTRFS_UUID_KEY_RECEIVED_SUBVOL:
-		fprintf(out, " 0x%016llx)", (unsigned long long)offset);
-		return;
+		s = put_hex16(s, offset);
+		break;
 	case BTRFS_ROOT_ITEM_KEY:
 		/* a relocation tree's offset is the id of the tree it relocates */
-		putc_unlocked(' ', out);
 		if (objectid == BTRFS_TREE_RELOC_OBJECTID)
-			btrfs_print_objectid(out, offset, type);
+			s = put_objectid(s, offset, type);
 		else
-			out_u64(out, offset);
-		putc_unlocked(')', out);
-		return;
+			s = put_u64(s, offset);
+		break;
+	default:
+		if (offset == (u64)-1)
+			s = put_str(s, "-1");
+		else
+			s = put_u64(s, offset);
 	}
-	if (offset == (u64)-1) {
-		fputs(" -1)", out);
-		return;
-	}
-	putc_unlocked(' ', out);
-	out_u64(out, offset);
-	putc_unlocked(')', out);
+	*s++ = ')';
+	*s = 0;
+	return s - buf;
 }
 
-/* ---- small formatting helpers ---- */
-
-void out_u64(FILE *out, u64 v)
+void btrfs_print_objectid(FILE *out, u64 objectid, u8 type)
 {
-	char buf[24];
-	char *s = buf + sizeof(buf);
+	char buf[BTRFS_KEY_STR_LEN];
 
-	do {
-		*--s = '0' + v % 10;
-		v /= 10;
-	} while (v);
-	fwrite_unlocked(s, 1, buf + sizeof(buf) - s, out);
+	fwrite_unlocked(buf, 1, btrfs_format_objectid(buf, objectid, type), out);
+}
+
+void btrfs_print_key_type(FILE *out, u64 objectid, u8 type)
+{
+	char buf[BTRFS_KEY_STR_LEN];
+	char *end = put_key_type(buf, objectid, type);
+
+	fwrite_unlocked(buf, 1, end - buf, out);
+}
+
+void btrfs_print_key(FILE *out, const struct btrfs_disk_key *key)
+{
+	char buf[BTRFS_KEY_STR_LEN];
+
+	fwrite_unlocked(buf, 1, btrfs_format_key(buf, key), out);
+}
+
+/* ---- the printer's own buffer ---- */
+
+void pr_flush(struct btrfs_printer *p)
+{
+	if (p->len)
+		fwrite_unlocked(p->buf, 1, p->len, p->out);
+	p->len = 0;
+}
+
+void pr_mem_slow(struct btrfs_printer *p, const void *s, size_t n)
+{
+	pr_flush(p);
+	if (n >= sizeof(p->buf)) {
+		fwrite_unlocked(s, 1, n, p->out);
+		return;
+	}
+	memcpy(p->buf, s, n);
+	p->len = n;
+}
+
+void pr_u64(struct btrfs_printer *p, u64 v)
+{
+	char tmp[24];
+	char *s = digits_u64(tmp + sizeof(tmp), v);
+
+	pr_mem(p, s, tmp + sizeof(tmp) - s);
+}
+
+void pr_key(struct btrfs_printer *p, const struct btrfs_disk_key *key)
+{
+	char buf[BTRFS_KEY_STR_LEN];
+
+	pr_mem(p, buf, btrfs_format_key(buf, key));
+}
+
+void pr_objectid(struct btrfs_printer *p, u64 objectid, u8 type)
+{
+	char buf[BTRFS_KEY_STR_LEN];
+
+	pr_mem(p, buf, btrfs_format_objectid(buf, objectid, type));
+}
+
+static void pr_padded(struct btrfs_printer *p, const char *s, size_t n,
+		      int width, bool zero)
+{
+	while (width > 0 && (size_t)width > n) {
+		pr_char(p, zero ? '0' : ' ');
+		width--;
+	}
+	pr_mem(p, s, n);
+}
+
+enum { LEN_INT, LEN_CHAR, LEN_SHORT, LEN_LONG, LEN_LLONG, LEN_SIZE };
+
+static u64 arg_unsigned(va_list *ap, int len)
+{
+	switch (len) {
+	case LEN_CHAR:	return (unsigned char)va_arg(*ap, unsigned int);
+	case LEN_SHORT:	return (unsigned short)va_arg(*ap, unsigned int);
+	case LEN_LONG:	return va_arg(*ap, unsigned long);
+	case LEN_LLONG:	return va_arg(*ap, unsigned long long);
+	case LEN_SIZE:	return va_arg(*ap, size_t);
+	}
+	return va_arg(*ap, unsigned int);
+}
+
+static s64 arg_signed(va_list *ap, int len)
+{
+	switch (len) {
+	case LEN_CHAR:	return (signed char)va_arg(*ap, int);
+	case LEN_SHORT:	return (short)va_arg(*ap, int);
+	case LEN_LONG:	return va_arg(*ap, long);
+	case LEN_LLONG:	return va_arg(*ap, long long);
+	case LEN_SIZE:	return va_arg(*ap, ssize_t);
+	}
+	return va_arg(*ap, int);
+}
+
+/* the length modifier at *f (hh h l ll z), moving past it */
+static int parse_length(const char **f)
+{
+	const char *s = *f;
+	int len = LEN_INT;
+
+	if (s[0] == 'h')
+		len = s[1] == 'h' ? LEN_CHAR : LEN_SHORT;
+	else if (s[0] == 'l')
+		len = s[1] == 'l' ? LEN_LLONG : LEN_LONG;
+	else if (s[0] == 'z')
+		len = LEN_SIZE;
+	*f += (len == LEN_CHAR || len == LEN_LLONG) ? 2 : len != LEN_INT;
+	return len;
+}
+
+static void pr_conversion(struct btrfs_printer *p, char conv, int len,
+			  int width, int prec, bool zero, va_list *ap)
+{
+	char tmp[32], *end = tmp + sizeof(tmp), *d;
+	const char *str;
+	s64 v;
+
+	switch (conv) {
+	case 'd':
+	case 'i':
+		v = arg_signed(ap, len);
+		d = digits_u64(end, v < 0 ? -(u64)v : (u64)v);
+		if (v < 0)
+			*--d = '-';
+		pr_padded(p, d, end - d, width, zero);
+		return;
+	case 'u':
+		d = digits_u64(end, arg_unsigned(ap, len));
+		break;
+	case 'x':
+		d = digits_base(end, arg_unsigned(ap, len), 4);
+		break;
+	case 'o':
+		d = digits_base(end, arg_unsigned(ap, len), 3);
+		break;
+	case 'c':
+		pr_char(p, (char)va_arg(*ap, int));
+		return;
+	case 's':
+		str = va_arg(*ap, const char *);
+		pr_padded(p, str, prec >= 0 ? strnlen(str, prec) : strlen(str),
+			  width, false);
+		return;
+	case '%':
+		pr_char(p, '%');
+		return;
+	default:
+		/* not used by the printers; show it rather than guess */
+		pr_char(p, '%');
+		if (conv)
+			pr_char(p, conv);
+		return;
+	}
+	pr_padded(p, d, end - d, width, zero);
+}
+
+/*
+ * The part of printf the printers use: %d %i %u %x %o %s %c %%, the 0
+ * flag, a width, ".*" or a number as precision of %s, and the hh h l ll z
+ * length modifiers.  Several times faster than vfprintf.
+ */
+static void pr_vfmt(struct btrfs_printer *p, const char *fmt, va_list *ap)
+{
+	const char *lit = fmt, *f = fmt;
+	int width, prec, len;
+	bool zero;
+
+	while (*f) {
+		if (*f != '%') {
+			f++;
+			continue;
+		}
+		pr_mem(p, lit, f - lit);
+		f++;
+		zero = *f == '0';
+		if (zero)
+			f++;
+		for (width = 0; *f >= '0' && *f <= '9'; f++)
+			width = width * 10 + (*f - '0');
+		prec = -1;
+		if (*f == '.') {
+			f++;
+			if (*f == '*') {
+				prec = va_arg(*ap, int);
+				f++;
+			} else {
+				for (prec = 0; *f >= '0' && *f <= '9'; f++)
+					prec = prec * 10 + (*f - '0');
+			}
+		}
+		len = parse_length(&f);
+		pr_conversion(p, *f, len, width, prec, zero, ap);
+		if (*f)
+			f++;
+		lit = f;
+	}
+	pr_mem(p, lit, f - lit);
+}
+
+void pr_fmt(struct btrfs_printer *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	pr_vfmt(p, fmt, &ap);
+	va_end(ap);
+}
+
+/* a problem report, after what the printer has buffered */
+void pr_report(struct btrfs_printer *p, enum btrfs_report_level level,
+	       const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	pr_flush(p);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	btrfs_report(&p->rep, level, "%s", msg);
 }
 
 void btrfs_format_uuid(const u8 *uuid, char *out)
@@ -247,43 +527,42 @@ void btrfs_format_uuid(const u8 *uuid, char *out)
 	*out = 0;
 }
 
+/*
+ * The profile of a block group with several profile bits is the first
+ * of them in this order, as the kernel decides it.
+ */
+static u64 bg_profile(u64 flags)
+{
+	static const u64 order[] = {
+		BTRFS_BLOCK_GROUP_RAID10, BTRFS_BLOCK_GROUP_RAID1,
+		BTRFS_BLOCK_GROUP_RAID1C3, BTRFS_BLOCK_GROUP_RAID1C4,
+		BTRFS_BLOCK_GROUP_DUP, BTRFS_BLOCK_GROUP_RAID0,
+		BTRFS_BLOCK_GROUP_RAID5, BTRFS_BLOCK_GROUP_RAID6,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (flags & order[i])
+			return order[i];
+	return 0;
+}
+
 void btrfs_bg_flags_to_str(u64 flags, char *buf)
 {
-	u64 profile = flags & BTRFS_BLOCK_GROUP_PROFILE_MASK;
-	const char *sep = "";
-	int len = 0;
+	bool data = flags & BTRFS_BLOCK_GROUP_DATA;
 
-	buf[0] = 0;
-	if (flags & BTRFS_BLOCK_GROUP_DATA) {
-		len += snprintf(buf + len, BTRFS_BG_FLAGS_STR_LEN - len, "DATA");
-		sep = "|";
-	}
-	if (flags & BTRFS_BLOCK_GROUP_METADATA) {
-		len += snprintf(buf + len, BTRFS_BG_FLAGS_STR_LEN - len, "%sMETADATA", sep);
-		sep = "|";
-	}
-	if (flags & BTRFS_BLOCK_GROUP_SYSTEM)
-		len += snprintf(buf + len, BTRFS_BG_FLAGS_STR_LEN - len, "%sSYSTEM", sep);
-	/* the profile always follows a bar, even with no type bit before it */
-	switch (profile) {
-	case 0:
-		snprintf(buf + len, BTRFS_BG_FLAGS_STR_LEN - len, "|single");
-		break;
-	case BTRFS_BLOCK_GROUP_RAID0:
-	case BTRFS_BLOCK_GROUP_RAID1:
-	case BTRFS_BLOCK_GROUP_DUP:
-	case BTRFS_BLOCK_GROUP_RAID10:
-	case BTRFS_BLOCK_GROUP_RAID5:
-	case BTRFS_BLOCK_GROUP_RAID6:
-	case BTRFS_BLOCK_GROUP_RAID1C3:
-	case BTRFS_BLOCK_GROUP_RAID1C4:
-		snprintf(buf + len, BTRFS_BG_FLAGS_STR_LEN - len, "|%s",
-			 btrfs_profile_name(profile));
-		break;
-	default:
-		snprintf(buf + len, BTRFS_BG_FLAGS_STR_LEN - len,
-			 "|UNKNOWN.0x%llx", (unsigned long long)profile);
-	}
+	/*
+	 * progs puts a bar before METADATA and SYSTEM only after DATA (so a
+	 * METADATA|SYSTEM group reads "METADATASYSTEM"), and always one
+	 * before the profile.
+	 */
+	snprintf(buf, BTRFS_BG_FLAGS_STR_LEN, "%s%s%s%s%s|%s",
+		 data ? "DATA" : "",
+		 (data && (flags & BTRFS_BLOCK_GROUP_METADATA)) ? "|" : "",
+		 (flags & BTRFS_BLOCK_GROUP_METADATA) ? "METADATA" : "",
+		 (data && (flags & BTRFS_BLOCK_GROUP_SYSTEM)) ? "|" : "",
+		 (flags & BTRFS_BLOCK_GROUP_SYSTEM) ? "SYSTEM" : "",
+		 btrfs_profile_name(bg_profile(flags)));
 }
 
 const char *btrfs_profile_name(u64 profile)
@@ -374,37 +653,36 @@ static void print_header_info(struct btrfs_printer *p,
 	char fsid[BTRFS_UUID_UNPARSED_SIZE];
 	char chunk_uuid[BTRFS_UUID_UNPARSED_SIZE];
 	char flags_str[32];
-	FILE *out = p->out;
 	u32 i;
 
 	if (level)
-		fprintf(out, "node %llu level %d items %u free space %u generation %llu owner ",
+		pr_fmt(p, "node %llu level %d items %u free space %u generation %llu owner ",
 			(unsigned long long)eb->start, level, nr,
 			btrfs_max_node_ptrs(eb->len) - nr,
 			(unsigned long long)btrfs_header_generation(h));
 	else
-		fprintf(out, "leaf %llu items %u free space %d generation %llu owner ",
+		pr_fmt(p, "leaf %llu items %u free space %d generation %llu owner ",
 			(unsigned long long)btrfs_header_bytenr(h), nr,
 			btrfs_print_leaf_free_space(p, eb),
 			(unsigned long long)btrfs_header_generation(h));
-	btrfs_print_objectid(out, btrfs_header_owner(h), 0);
-	putc_unlocked('\n', out);
+	pr_objectid(p, btrfs_header_owner(h), 0);
+	pr_char(p, '\n');
 
 	header_flags_to_str(flags, flags_str, sizeof(flags_str));
-	fprintf(out, "%s %llu flags 0x%llx(%s) backref revision %d",
+	pr_fmt(p, "%s %llu flags 0x%llx(%s) backref revision %d",
 		level ? "node" : "leaf",
 		(unsigned long long)btrfs_header_bytenr(h),
 		(unsigned long long)flags, flags_str, backref_rev);
 	if (p->mode & BTRFS_PRINT_TREE_CSUM_HEADERS) {
-		fputs(" csum 0x", out);
+		pr_str(p, " csum 0x");
 		for (i = 0; i < p->csum_size && i < BTRFS_CSUM_SIZE; i++)
-			fprintf(out, "%02x", h->csum[i]);
+			pr_fmt(p, "%02x", h->csum[i]);
 	}
-	putc_unlocked('\n', out);
+	pr_char(p, '\n');
 
 	btrfs_format_uuid(h->fsid, fsid);
 	btrfs_format_uuid(h->chunk_tree_uuid, chunk_uuid);
-	fprintf(out, "fs uuid %s\nchunk uuid %s\n", fsid, chunk_uuid);
+	pr_fmt(p, "fs uuid %s\nchunk uuid %s\n", fsid, chunk_uuid);
 }
 
 /* ---- leaves and nodes ---- */
@@ -422,11 +700,11 @@ bool btrfs_print_item_ok(struct btrfs_printer *p,
 
 	if (off <= data_size && (u64)off + size <= data_size)
 		return true;
-	btrfs_err(&p->rep,
+	pr_report(p, BTRFS_REPORT_ERROR,
 		  "leaf %llu slot %u pointer invalid, offset %u size %u leaf data limit %u",
 		  (unsigned long long)btrfs_eb_bytenr(eb), slot, off, size,
 		  data_size);
-	btrfs_err(&p->rep, "skip remaining slots");
+	pr_report(p, BTRFS_REPORT_ERROR, "skip remaining slots");
 	return false;
 }
 
@@ -439,7 +717,7 @@ u32 btrfs_print_leaf_nritems(struct btrfs_printer *p,
 
 	if (nr <= max)
 		return nr;
-	btrfs_err(&p->rep, "leaf %llu nritems %u corrupted, only %u items fit, printing those",
+	pr_report(p, BTRFS_REPORT_ERROR, "leaf %llu nritems %u corrupted, only %u items fit, printing those",
 		  (unsigned long long)btrfs_eb_bytenr(eb), nr, max);
 	return max;
 }
@@ -447,7 +725,6 @@ u32 btrfs_print_leaf_nritems(struct btrfs_printer *p,
 static void print_leaf_text(struct btrfs_printer *p,
 			    const struct extent_buffer *eb)
 {
-	FILE *out = p->out;
 	u32 nr, i;
 
 	print_header_info(p, eb);
@@ -457,11 +734,11 @@ static void print_leaf_text(struct btrfs_printer *p,
 
 		if (!btrfs_print_item_ok(p, eb, i))
 			break;
-		fputs("\titem ", out);
-		out_u64(out, i);
-		putc_unlocked(' ', out);
-		btrfs_print_key(out, &item->key);
-		fprintf(out, " itemoff %u itemsize %u\n",
+		pr_str(p, "\titem ");
+		pr_u64(p, i);
+		pr_char(p, ' ');
+		pr_key(p, &item->key);
+		pr_fmt(p, " itemoff %u itemsize %u\n",
 			btrfs_raw_item_offset(item), btrfs_raw_item_size(item));
 		btrfs_print_item(p, eb, i);
 	}
@@ -484,7 +761,7 @@ u32 btrfs_print_node_nritems(struct btrfs_printer *p,
 
 	if (nr <= max)
 		return nr;
-	btrfs_warn(&p->rep, "node nr_items corrupted, has %u limit %u, continue anyway",
+	pr_report(p, BTRFS_REPORT_WARNING, "node nr_items corrupted, has %u limit %u, continue anyway",
 		   nr, max);
 	return max;
 }
@@ -492,7 +769,6 @@ u32 btrfs_print_node_nritems(struct btrfs_printer *p,
 static void print_node_text(struct btrfs_printer *p,
 			    const struct extent_buffer *eb)
 {
-	FILE *out = p->out;
 	u32 nr, i;
 
 	nr = btrfs_print_node_nritems(p, eb);
@@ -500,13 +776,13 @@ static void print_node_text(struct btrfs_printer *p,
 	for (i = 0; i < nr; i++) {
 		struct btrfs_key_ptr *ptr = btrfs_key_ptr_nr(eb, i);
 
-		putc_unlocked('\t', out);
-		btrfs_print_key(out, &ptr->key);
-		fputs(" block ", out);
-		out_u64(out, btrfs_key_blockptr(ptr));
-		fputs(" gen ", out);
-		out_u64(out, btrfs_key_generation(ptr));
-		putc_unlocked('\n', out);
+		pr_char(p, '\t');
+		pr_key(p, &ptr->key);
+		pr_str(p, " block ");
+		pr_u64(p, btrfs_key_blockptr(ptr));
+		pr_str(p, " gen ");
+		pr_u64(p, btrfs_key_generation(ptr));
+		pr_char(p, '\n');
 	}
 }
 
@@ -645,14 +921,14 @@ static void print_children_dfs(struct btrfs_printer *p, struct extent_buffer *eb
 	for (i = 0; i < nr; i++) {
 		next = read_child(p, eb, i, -1, &err);
 		if (!next) {
-			btrfs_err(&p->rep, "failed to read %llu in tree %llu",
+			pr_report(p, BTRFS_REPORT_ERROR, "failed to read %llu in tree %llu",
 				  (unsigned long long)btrfs_node_blockptr(eb, i),
 				  (unsigned long long)btrfs_eb_owner(eb));
 			p->read_errors++;
 			continue;
 		}
 		if (btrfs_eb_level(next) != level - 1) {
-			btrfs_warn(&p->rep,
+			pr_report(p, BTRFS_REPORT_WARNING,
 				   "eb corrupted: parent bytenr %llu slot %u level %d child bytenr %llu level has %d expect %d, skipping the slot",
 				   (unsigned long long)btrfs_eb_bytenr(eb), i, level,
 				   (unsigned long long)btrfs_eb_bytenr(next),
@@ -701,7 +977,7 @@ void btrfs_print_extents(struct btrfs_printer *p, struct extent_buffer *eb)
 			continue;
 		}
 		if (btrfs_eb_level(next) != level - 1) {
-			btrfs_warn(&p->rep,
+			pr_report(p, BTRFS_REPORT_WARNING,
 				   "eb corrupted: item %u eb level %d next level %d, skipping the rest",
 				   i, btrfs_eb_level(next), level);
 			free_extent_buffer(next);

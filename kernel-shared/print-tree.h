@@ -54,6 +54,13 @@ struct btrfs_printer {
 	s64 time_cache_sec;
 	bool time_cache_valid;
 	char time_cache[64];
+	/*
+	 * Text is formatted here (printf is the bottleneck of a dump) and
+	 * handed to @out in large pieces; every public function returns with
+	 * it flushed.
+	 */
+	size_t len;
+	char buf[16384];
 };
 
 /*
@@ -86,6 +93,10 @@ void btrfs_print_objectid(FILE *out, u64 objectid, u8 type);
 void btrfs_print_key_type(FILE *out, u64 objectid, u8 type);
 /* "key (OBJECTID TYPE OFFSET)" */
 void btrfs_print_key(FILE *out, const struct btrfs_disk_key *key);
+/* the same into @buf, which holds BTRFS_KEY_STR_LEN bytes; returns the length */
+#define BTRFS_KEY_STR_LEN 128
+int btrfs_format_key(char *buf, const struct btrfs_disk_key *key);
+int btrfs_format_objectid(char *buf, u64 objectid, u8 type);
 
 /* names for JSON and messages: NULL when progs would print a number */
 const char *btrfs_key_type_name(u64 objectid, u8 type);

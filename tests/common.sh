@@ -9,7 +9,8 @@
 # by hand (bash tests/cli-tests/001-help/test.sh):
 #   TOP       source tree            BUILDDIR  build tree (default TOP)
 #   GHEE      the ghee binary        CORPUS    the shared image corpus
-#   CACHE     BUILDDIR/tests/cache: kept between runs, for prepared images
+#   CACHE     BUILDDIR/tests/cache (or $GHEE_CACHE): kept between runs, for
+#             prepared images
 #   TEST_TMP  a fresh directory, removed after the test; the current
 #             directory when the test starts; mount things only in here
 #   TEST_DIR  the test's own folder in the source tree (read only)
@@ -21,7 +22,7 @@
 : "${BUILDDIR:=$TOP}"
 : "${GHEE:=$BUILDDIR/ghee}"
 : "${CORPUS:=${GHEE_CORPUS:-$TOP/../shared/corpus}}"
-: "${CACHE:=$BUILDDIR/tests/cache}"
+: "${CACHE:=${GHEE_CACHE:-$BUILDDIR/tests/cache}}"
 : "${TEST_DIR:=$(cd "$(dirname "$0")" && pwd)}"
 : "${GHEE_SAN_EXITCODE:=99}"
 export TOP BUILDDIR GHEE CORPUS CACHE TEST_DIR
@@ -218,12 +219,36 @@ corpus_image()
 	fi
 	mkdir -p "$CACHE/corpus" || fail "cannot create $CACHE/corpus"
 	tmp=$(mktemp "$CACHE/corpus/.$name.XXXXXX") || fail "mktemp in $CACHE failed"
+	# shellcheck disable=SC2216 # cp reads the pipe through /dev/stdin
 	if ! xz -dc "$xz" | cp --sparse=always /dev/stdin "$tmp" ||
 	   ! truncate -s "$size" "$tmp" || ! mv -f "$tmp" "$img"; then
 		rm -f "$tmp"
 		fail "cannot restore corpus image $name"
 	fi
 	echo "$img"
+}
+
+# corpus_prefetch [NAME...]: restore these images (default all) into the
+# cache, one job per CPU, so later corpus_image calls are instant
+corpus_prefetch()
+{
+	local name names=("$@") jobs running=0 rc=0
+
+	[ ${#names[@]} -eq 0 ] && mapfile -t names < <(corpus_names "")
+	jobs=$(nproc 2>/dev/null || echo 2)
+	for name in "${names[@]}"; do
+		if [ $running -ge "$jobs" ]; then
+			wait -n || rc=1
+			running=$((running - 1))
+		fi
+		corpus_image "$name" >/dev/null &
+		running=$((running + 1))
+	done
+	while [ $running -gt 0 ]; do
+		wait -n || rc=1
+		running=$((running - 1))
+	done
+	[ $rc -eq 0 ] || fail "restoring corpus images failed"
 }
 
 # corpus_copy NAME [DEST]: a private writable copy (default in TEST_TMP)

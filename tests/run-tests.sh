@@ -86,7 +86,7 @@ setup_env()
 	export TOP BUILDDIR
 	export GHEE=$BUILDDIR/ghee
 	export CORPUS=$corpus
-	export CACHE=$BUILDDIR/tests/cache
+	export CACHE=${GHEE_CACHE:-$BUILDDIR/tests/cache}
 	export RESULTS=$BUILDDIR/tests/results
 	export LC_ALL=C TZ=UTC
 	export GHEE_TEST_TIMEOUT=$TIMEOUT
@@ -169,8 +169,9 @@ record_tap_line()
 
 run_unit_suite()
 {
-	local unit=$1 suite=$2 log=$RESULTS/unit/$suite.log
-	local tap=$RESULTS/unit/$suite.tap rc nr_failed=$NR_FAIL line
+	local unit=$1 suite=$2
+	local log=$RESULTS/unit/$2.log tap=$RESULTS/unit/$2.tap
+	local rc nr_failed=$NR_FAIL line
 
 	mkdir -p "$RESULTS/unit"
 	(cd "$TMPDIR_BASE" && exec timeout -k 10 "$TIMEOUT" "$unit" --tap "$tap" "$suite") \

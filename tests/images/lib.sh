@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash disable=SC2034
 # Helpers shared by make-images.sh, check.sh and list.sh.  Sourced, not run.
 #
 # Layout of CACHE_DIR/images/ for an image NAME:

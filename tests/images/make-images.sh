@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck disable=SC2317 # recipe helpers are called indirectly
 #
 # make-images.sh [--only NAME] [--force] CACHE_DIR
 #
@@ -372,6 +373,7 @@ recipe_hash()
 	local fn=build_${1//-/_}
 
 	{
+		# shellcheck disable=SC2046 # function names have no spaces
 		declare -f "$fn" $(compgen -A function rb_)
 		cat "$POPULATE"
 		btrfs --version
@@ -381,7 +383,8 @@ recipe_hash()
 # build_one NAME: 0 built and clean, 1 failed, 77 skipped
 build_one()
 {
-	local name=$1 out=$DEST/.build-$name ret start f ms
+	local name=$1
+	local out=$DEST/.build-$name ret start f ms
 
 	start=$(date +%s%N)
 	rm -rf "$out"
@@ -434,7 +437,7 @@ usage()
 
 main()
 {
-	local only= force= cache= name failed= built=0 ret
+	local only='' force='' cache='' name failed='' built=0 ret
 
 	while [ $# -gt 0 ]; do
 		case $1 in

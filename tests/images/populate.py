@@ -390,6 +390,7 @@ def wl_bench(d, nfiles, ndirs):
     inline = text_bytes("bench-inline", 4096)
     big = random_bytes("bench-8k", 8192)
     per_dir = (nfiles + ndirs - 1) // ndirs
+    os.makedirs(d, exist_ok=True)
     n = 0
     for i in range(ndirs):
         sub = f"{d}/d{i:04d}"

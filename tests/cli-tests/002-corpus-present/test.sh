@@ -7,13 +7,14 @@ source "$TOP/tests/common.sh"
 need_corpus
 need_progs xz
 
-names=$(corpus_names)
-nr=$(echo "$names" | grep -c .)
+mapfile -t names < <(corpus_names "")
+nr=${#names[@]}
 [ "$nr" -gt 0 ] || fail "MANIFEST.tsv lists no images"
 nr_files=$(find "$CORPUS/fsck" -name '*.raw.xz' | wc -l)
 [ "$nr_files" -eq "$nr" ] || fail "MANIFEST.tsv has $nr rows but fsck/ has $nr_files images"
 
-for name in $names; do
+corpus_prefetch "${names[@]}"
+for name in "${names[@]}"; do
 	img=$(corpus_image "$name") || exit
 	want=$(corpus_field "$name" size_bytes)
 	got=$(stat -c %s "$img")

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ghee check: a table of phases run in order over one opened filesystem.
+ * Each phase lives in its own file, reads the filesystem through the
+ * engine, and reports every finding through check_problem() with a code
+ * from the catalog (problems.def).  Nothing here writes to the devices.
+ */
+#ifndef GHEE_CHECK_H
+#define GHEE_CHECK_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "kernel-shared/format.h"
+#include "kernel-shared/disk-io.h"
+#include "progress.h"
+#include "shared.h"
+
+enum problem_code {
+#define PROBLEM(code, repairable, msg) PR_##code,
+#include "problems.def"
+#undef PROBLEM
+	PR_COUNT
+};
+
+/*
+ * What a finding is about.  Only the fields named by the code's template
+ * are printed (and emitted in JSON); the rest may stay zero.
+ */
+struct problem_ctx {
+	u64 root;
+	u64 block;
+	u64 inode;
+	u64 bytenr;
+	u64 len;
+	u64 devid;
+	u64 index;
+	u64 expected;
+	u64 found;
+	int mirror;
+	int slot;
+	struct btrfs_key key;
+	const char *name;
+	const char *detail;
+};
+
+enum check_format {
+	CHECK_FORMAT_TEXT,
+	CHECK_FORMAT_JSON,
+};
+
+struct check_options {
+	int super_mirror;		/* -s N; -1 for the primary */
+	bool use_backup_roots;		/* -b */
+	u64 tree_root;			/* -r */
+	u64 chunk_root;			/* --chunk-root */
+	bool check_data_csum;
+	bool progress;
+	bool quiet;
+	enum check_format format;
+	const char *const *devices;
+	int nr_devices;
+};
+
+struct check_phase;
+struct check_shared;	/* results one phase leaves for later ones: shared.h */
+
+struct check_ctx {
+	struct btrfs_fs_info *fs_info;
+	const struct check_options *opts;
+	const struct check_phase *phase;	/* the phase running now */
+	int phase_index;
+	u64 problems_total;
+	u64 problems_by_phase[16];
+	u64 problems_by_code[PR_COUNT];
+	struct check_progress progress;
+	struct check_shared *shared;
+	FILE *out;		/* findings and the summary */
+	struct check_json *json;	/* non-NULL with --format json */
+};
+
+struct check_phase {
+	const char *name;	/* short id: "super", "chunks", ... */
+	const char *title;	/* "checking superblocks and backup roots" */
+	/* 0 when the phase could run (findings or not); <0 when it could not */
+	int (*run)(struct check_ctx *ctx);
+};
+
+/* the phases, in order (phases.c) */
+extern const struct check_phase check_phases[];
+extern const int check_nr_phases;
+
+/* phase entry points: one file each */
+int check_phase_super(struct check_ctx *ctx);
+int check_phase_chunks(struct check_ctx *ctx);
+int check_phase_tree_blocks(struct check_ctx *ctx);
+int check_phase_roots(struct check_ctx *ctx);
+int check_phase_extents(struct check_ctx *ctx);
+int check_phase_free_space(struct check_ctx *ctx);
+int check_phase_fs_trees(struct check_ctx *ctx);
+int check_phase_csums(struct check_ctx *ctx);
+int check_phase_qgroups_log(struct check_ctx *ctx);
+
+/* record one finding */
+void check_problem(struct check_ctx *ctx, enum problem_code code,
+		   const struct problem_ctx *pctx);
+/* a note that is not a finding (e.g. "quota disabled, skipping") */
+void check_info(struct check_ctx *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* catalog lookups */
+const char *problem_code_name(enum problem_code code);
+const char *problem_template(enum problem_code code);
+bool problem_repairable(enum problem_code code);
+/* expand a template into @buf */
+void problem_format(enum problem_code code, const struct problem_ctx *pctx,
+		    char *buf, size_t len);
+
+/* "(objectid TYPE offset)" with the type's name, for messages */
+void check_format_key(const struct btrfs_key *key, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ghee check: option parsing, opening the filesystem read-only, running
+ * the phases in order, and the summary and exit code.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "check.h"
+#include "shared.h"
+#include "json-output.h"
+#include "cmds/commands.h"
+#include "kernel-shared/print-tree.h"
+
+/* exit codes, documented in ghee-check(8) */
+#define CHECK_EXIT_CLEAN	0
+#define CHECK_EXIT_ERRORS	1
+#define CHECK_EXIT_CANNOT	2
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: ghee check [options] DEVICE [DEVICE...]\n"
+		"\n"
+		"Verify every structure of a btrfs filesystem, read-only.\n"
+		"\n"
+		"  --readonly            never write (the default and only mode)\n"
+		"  -s, --super N         use superblock mirror N (0, 1 or 2)\n"
+		"  -b, --backup          use the newest valid backup roots\n"
+		"  -r, --tree-root BYTENR  use this tree root block\n"
+		"  --chunk-root BYTENR   use this chunk tree root block\n"
+		"  --check-data-csum     read every data block and verify its checksum\n"
+		"  -p, --progress        show progress (default on a terminal)\n"
+		"  -q, --quiet           print only findings and the summary line\n"
+		"  --format text|json    output format\n"
+		"  -h, --help            this help\n"
+		"\n"
+		"Exit status: 0 no errors, 1 errors found, 2 could not check.\n");
+}
+
+enum { OPT_CHUNK_ROOT = 256, OPT_CSUM, OPT_FORMAT, OPT_READONLY, OPT_NOPROGRESS };
+
+static int parse_u64(const char *s, u64 *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return (errno || !*s || *end) ? -EINVAL : 0;
+}
+
+static int parse_options(int argc, char **argv, struct check_options *o)
+{
+	static const struct option longopts[] = {
+		{ "readonly", no_argument, NULL, OPT_READONLY },
+		{ "super", required_argument, NULL, 's' },
+		{ "backup", no_argument, NULL, 'b' },
+		{ "tree-root", required_argument, NULL, 'r' },
+		{ "chunk-root", required_argument, NULL, OPT_CHUNK_ROOT },
+		{ "check-data-csum", no_argument, NULL, OPT_CSUM },
+		{ "progress", no_argument, NULL, 'p' },
+		{ "no-progress", no_argument, NULL, OPT_NOPROGRESS },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, progress = -1;
+	u64 v;
+
+	memset(o, 0, sizeof(*o));
+	o->super_mirror = -1;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "s:br:pqh", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_READONLY:
+			break;
+		case 's':
+			if (parse_u64(optarg, &v) || v >= BTRFS_SUPER_MIRROR_MAX) {
+				fprintf(stderr, "ghee check: invalid superblock mirror '%s', expect 0..%d\n",
+					optarg, BTRFS_SUPER_MIRROR_MAX - 1);
+				return -EINVAL;
+			}
+			o->super_mirror = (int)v;
+			break;
+		case 'b':
+			o->use_backup_roots = true;
+			break;
+		case 'r':
+		case OPT_CHUNK_ROOT:
+			if (parse_u64(optarg, &v) || !v) {
+				fprintf(stderr, "ghee check: invalid block number '%s'\n", optarg);
+				return -EINVAL;
+			}
+			if (c == 'r')
+				o->tree_root = v;
+			else
+				o->chunk_root = v;
+			break;
+		case OPT_CSUM:
+			o->check_data_csum = true;
+			break;
+		case 'p':
+			progress = 1;
+			break;
+		case OPT_NOPROGRESS:
+			progress = 0;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case OPT_FORMAT:
+			if (!strcmp(optarg, "json")) {
+				o->format = CHECK_FORMAT_JSON;
+			} else if (!strcmp(optarg, "text")) {
+				o->format = CHECK_FORMAT_TEXT;
+			} else {
+				fprintf(stderr, "ghee check: unknown format '%s', expect text or json\n",
+					optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			exit(CHECK_EXIT_CLEAN);
+		default:
+			usage(stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "ghee check: no device given\n");
+		usage(stderr);
+		return -EINVAL;
+	}
+	if (o->use_backup_roots && o->tree_root) {
+		fprintf(stderr, "ghee check: -b and -r cannot be used together\n");
+		return -EINVAL;
+	}
+	o->devices = (const char *const *)argv + optind;
+	o->nr_devices = argc - optind;
+	if (progress < 0)
+		progress = isatty(STDERR_FILENO) && !o->quiet &&
+			   o->format == CHECK_FORMAT_TEXT;
+	o->progress = progress && !o->quiet;
+	return 0;
+}
+
+/* engine messages: kept so phases can quote the precise reason */
+static void check_engine_report(void *data, enum btrfs_report_level level,
+				const char *msg)
+{
+	struct check_ctx *ctx = data;
+
+	(void)level;
+	snprintf(ctx->shared->last_engine_msg, sizeof(ctx->shared->last_engine_msg),
+		 "%s", msg);
+}
+
+/* the backup slot with the newest tree root generation, -1 if none */
+static int newest_backup_slot(const struct check_options *o)
+{
+	struct btrfs_super_block sb;
+	struct btrfs_fs_info *probe;
+	struct open_ctree_args args = {
+		.paths = o->devices, .nr_paths = o->nr_devices,
+		.backup_root = -1, .flags = OPEN_CTREE_SUPER_ONLY,
+	};
+	int err, i, best = -1;
+	u64 best_gen = 0;
+
+	probe = open_ctree(&args, &err);
+	if (!probe)
+		return -1;
+	sb = probe->super_copy;
+	close_ctree(probe);
+	for (i = 0; i < BTRFS_NUM_BACKUP_ROOTS; i++) {
+		u64 gen = btrfs_backup_tree_root_gen(&sb.super_roots[i]);
+
+		if (btrfs_backup_tree_root(&sb.super_roots[i]) && gen > best_gen) {
+			best_gen = gen;
+			best = i;
+		}
+	}
+	return best;
+}
+
+static struct btrfs_fs_info *open_for_check(struct check_ctx *ctx, int *err)
+{
+	const struct check_options *o = ctx->opts;
+	struct open_ctree_args args = {
+		.paths = o->devices,
+		.nr_paths = o->nr_devices,
+		.super_bytenr = o->super_mirror >= 0 ? btrfs_sb_offset(o->super_mirror) : 0,
+		.tree_root_bytenr = o->tree_root,
+		.chunk_root_bytenr = o->chunk_root,
+		.backup_root = -1,
+		.flags = OPEN_CTREE_PARTIAL,
+		.reporter = { check_engine_report, ctx },
+	};
+
+	if (o->use_backup_roots) {
+		args.backup_root = newest_backup_slot(o);
+		if (args.backup_root < 0) {
+			*err = -ENOENT;
+			snprintf(ctx->shared->last_engine_msg,
+				 sizeof(ctx->shared->last_engine_msg),
+				 "no usable backup root in the superblock");
+			return NULL;
+		}
+	}
+	return open_ctree(&args, err);
+}
+
+static void print_header(struct check_ctx *ctx)
+{
+	char uuid[BTRFS_UUID_UNPARSED_SIZE];
+
+	if (ctx->json || ctx->opts->quiet)
+		return;
+	btrfs_format_uuid(ctx->fs_info->fsid, uuid);
+	fprintf(ctx->out, "Checking filesystem on %s\nUUID: %s\n",
+		ctx->opts->devices[0], uuid);
+}
+
+static void run_phases(struct check_ctx *ctx)
+{
+	int i, ret;
+
+	for (i = 0; i < check_nr_phases; i++) {
+		ctx->phase = &check_phases[i];
+		ctx->phase_index = i;
+		if (ctx->json)
+			check_json_phase_begin(ctx->json, i + 1, check_nr_phases,
+					       ctx->phase);
+		else if (!ctx->opts->quiet)
+			fprintf(ctx->out, "[%d/%d] %s\n", i + 1, check_nr_phases,
+				ctx->phase->title);
+		fflush(ctx->out);
+		ret = ctx->phase->run(ctx);
+		progress_end(&ctx->progress);
+		if (ret < 0)
+			check_info(ctx, "phase %s stopped early: %s", ctx->phase->name,
+				   strerror(-ret));
+		if (ctx->json)
+			check_json_phase_end(ctx->json, ctx->problems_by_phase[i]);
+	}
+}
+
+static int summarize(struct check_ctx *ctx)
+{
+	int code = ctx->problems_total ? CHECK_EXIT_ERRORS : CHECK_EXIT_CLEAN;
+
+	if (ctx->json) {
+		check_json_finish(ctx->json, ctx, code);
+		return code;
+	}
+	if (ctx->problems_total)
+		fprintf(ctx->out, "found %llu problem%s\n",
+			(unsigned long long)ctx->problems_total,
+			ctx->problems_total == 1 ? "" : "s");
+	else
+		fprintf(ctx->out, "no error found\n");
+	return code;
+}
+
+int cmd_check(int argc, char **argv)
+{
+	struct check_options opts;
+	struct check_shared shared;
+	struct check_ctx ctx;
+	int err = 0, code;
+
+	if (parse_options(argc, argv, &opts))
+		return CHECK_EXIT_CANNOT;
+	memset(&ctx, 0, sizeof(ctx));
+	check_shared_init(&shared);
+	ctx.opts = &opts;
+	ctx.shared = &shared;
+	ctx.out = stdout;
+	ctx.phase_index = -1;
+	ctx.progress.enabled = opts.progress;
+	if (opts.format == CHECK_FORMAT_JSON)
+		ctx.json = check_json_begin(stdout, &opts);
+	ctx.fs_info = open_for_check(&ctx, &err);
+	if (!ctx.fs_info) {
+		if (ctx.json)
+			check_json_cannot(ctx.json, shared.last_engine_msg, err);
+		else
+			fprintf(stderr, "ghee check: cannot check: %s%s%s\n",
+				shared.last_engine_msg[0] ? shared.last_engine_msg : "",
+				shared.last_engine_msg[0] ? ": " : "", strerror(-err));
+		check_shared_release(&shared);
+		return CHECK_EXIT_CANNOT;
+	}
+	print_header(&ctx);
+	run_phases(&ctx);
+	code = summarize(&ctx);
+	close_ctree(ctx.fs_info);
+	check_shared_release(&shared);
+	return code;
+}

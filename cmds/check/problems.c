@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The finding catalog (problems.def) and the one function every phase
+ * calls to report a finding.  Templates name the object in braces; the
+ * same expansion feeds the text output and the JSON "message".
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "check.h"
+#include "json-output.h"
+#include "kernel-shared/print-tree.h"
+
+struct problem_def {
+	const char *name;
+	const char *template;
+	bool repairable;
+};
+
+static const struct problem_def catalog[PR_COUNT] = {
+#define PROBLEM(code, rep, msg) [PR_##code] = { #code, msg, rep },
+#include "problems.def"
+#undef PROBLEM
+};
+
+const char *problem_code_name(enum problem_code code)
+{
+	return code < PR_COUNT ? catalog[code].name : "UNKNOWN";
+}
+
+const char *problem_template(enum problem_code code)
+{
+	return code < PR_COUNT ? catalog[code].template : "";
+}
+
+bool problem_repairable(enum problem_code code)
+{
+	return code < PR_COUNT && catalog[code].repairable;
+}
+
+void check_format_key(const struct btrfs_key *key, char *buf, size_t len)
+{
+	const char *type = btrfs_key_type_name(key->objectid, key->type);
+
+	if (type)
+		snprintf(buf, len, "(%llu %s %llu)", (unsigned long long)key->objectid,
+			 type, (unsigned long long)key->offset);
+	else
+		snprintf(buf, len, "(%llu %u %llu)", (unsigned long long)key->objectid,
+			 key->type, (unsigned long long)key->offset);
+}
+
+/* the value of placeholder @name as text; false if the name is unknown */
+static bool placeholder_value(const char *name, size_t nlen,
+			      const struct problem_ctx *pctx, char *buf,
+			      size_t len)
+{
+#define IS(s) (nlen == sizeof(s) - 1 && !memcmp(name, s, nlen))
+#define U64(field) snprintf(buf, len, "%" PRIu64, pctx->field)
+	if (IS("root"))
+		U64(root);
+	else if (IS("block"))
+		U64(block);
+	else if (IS("inode"))
+		U64(inode);
+	else if (IS("bytenr"))
+		U64(bytenr);
+	else if (IS("len"))
+		U64(len);
+	else if (IS("devid"))
+		U64(devid);
+	else if (IS("index"))
+		U64(index);
+	else if (IS("expected"))
+		U64(expected);
+	else if (IS("found"))
+		U64(found);
+	else if (IS("mirror"))
+		snprintf(buf, len, "%d", pctx->mirror);
+	else if (IS("slot"))
+		snprintf(buf, len, "%d", pctx->slot);
+	else if (IS("key"))
+		check_format_key(&pctx->key, buf, len);
+	else if (IS("name"))
+		snprintf(buf, len, "%s", pctx->name ? pctx->name : "");
+	else if (IS("detail"))
+		snprintf(buf, len, "%s", pctx->detail ? pctx->detail : "");
+	else
+		return false;
+	return true;
+#undef U64
+#undef IS
+}
+
+void problem_format(enum problem_code code, const struct problem_ctx *pctx,
+		    char *buf, size_t len)
+{
+	const char *t = problem_template(code);
+	size_t used = 0;
+
+	if (!len)
+		return;
+	while (*t && used + 1 < len) {
+		const char *end = *t == '{' ? strchr(t, '}') : NULL;
+		char value[256];
+
+		if (end && placeholder_value(t + 1, end - t - 1, pctx, value,
+					     sizeof(value))) {
+			size_t n = strlen(value);
+
+			if (n > len - 1 - used)
+				n = len - 1 - used;
+			memcpy(buf + used, value, n);
+			used += n;
+			t = end + 1;
+			continue;
+		}
+		buf[used++] = *t++;
+	}
+	buf[used] = 0;
+}
+
+void check_problem(struct check_ctx *ctx, enum problem_code code,
+		   const struct problem_ctx *pctx)
+{
+	char msg[1024];
+
+	ctx->problems_total++;
+	if (ctx->phase_index >= 0 && ctx->phase_index < 16)
+		ctx->problems_by_phase[ctx->phase_index]++;
+	if (code < PR_COUNT)
+		ctx->problems_by_code[code]++;
+	problem_format(code, pctx, msg, sizeof(msg));
+	if (ctx->json) {
+		check_json_problem(ctx->json, ctx, code, pctx, msg);
+		return;
+	}
+	if (ctx->progress.active)
+		fprintf(stderr, "\r\033[K");
+	fprintf(ctx->out, "ERROR: [%s] %s\n", problem_code_name(code), msg);
+}
+
+void check_info(struct check_ctx *ctx, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (ctx->json) {
+		check_json_note(ctx->json, msg);
+		return;
+	}
+	if (!ctx->opts->quiet)
+		fprintf(ctx->out, "%s\n", msg);
+}

@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Geometry -> a filesystem, made by the engine (fs-create.h): mkfs only
+ * chooses the identities (UUIDs, label, times), hands over the devices and
+ * the first chunks, adds what the engine leaves to its callers (the quota
+ * tree), and commits.
+ *
+ * Crash safety comes from the engine: old superblocks are wiped first,
+ * every superblock carries a temporary magic until the final commit, and
+ * the primary copies are written last.  When anything fails after the
+ * first write, mkfs additionally zeroes every superblock copy it may have
+ * written (bypassing the aborted engine), so a failed mkfs never leaves a
+ * filesystem that looks valid: not the old one, not a half-made new one.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <uuid/uuid.h>
+#include "mkfs.h"
+#include "kernel-shared/disk-io.h"
+#include "kernel-shared/ctree.h"
+#include "kernel-shared/transaction.h"
+#include "kernel-shared/block-group.h"
+#include "kernel-shared/fs-create.h"
+#include "kernel-shared/messages.h"
+
+static void report_to_stderr(void *ctx, enum btrfs_report_level level,
+			     const char *msg)
+{
+	const struct mkfs_params *p = ctx;
+
+	if (level == BTRFS_REPORT_ERROR)
+		mkfs_error("%s", msg);
+	else if (level == BTRFS_REPORT_WARNING)
+		mkfs_warning("%s", msg);
+	else if (p && p->verbosity >= 2)
+		fprintf(stderr, "%s\n", msg);
+}
+
+static void set_identities(const struct mkfs_params *p, struct mkfs_geometry *g,
+			   struct btrfs_create_params *cp)
+{
+	struct timespec now;
+	int i;
+
+	if (p->fsid_given)
+		memcpy(cp->fsid, p->fsid, BTRFS_FSID_SIZE);
+	else
+		uuid_generate(cp->fsid);
+	uuid_generate(cp->chunk_tree_uuid);
+	uuid_generate(cp->fs_tree_uuid);
+	for (i = 0; i < g->nr_devs; i++) {
+		if (i == 0 && p->dev_uuid_given)
+			memcpy(g->devs[i].uuid, p->dev_uuid, BTRFS_UUID_SIZE);
+		else
+			uuid_generate(g->devs[i].uuid);
+	}
+	memcpy(cp->label, p->label, sizeof(cp->label));
+	clock_gettime(CLOCK_REALTIME, &now);
+	cp->now_sec = (u64)now.tv_sec;
+	/* mkfs.btrfs stamps whole seconds */
+	cp->now_nsec = 0;
+}
+
+/* the first chunks exactly as geometry.c planned them */
+static void set_chunks(const struct mkfs_params *p, const struct mkfs_geometry *g,
+		       struct btrfs_create_params *cp)
+{
+	int i;
+
+	cp->nr_chunks = 0;
+	for (i = 0; i < MKFS_NR_CHUNKS; i++) {
+		const struct mkfs_chunk_plan *plan = &g->chunks[i];
+		struct btrfs_chunk_request *req = &cp->chunks[cp->nr_chunks];
+
+		if (!plan->length)
+			continue;
+		memset(req, 0, sizeof(*req));
+		req->type = plan->type;
+		req->stripe_size = plan->stripe_size;
+		req->nr_devs = plan->num_stripes /
+			       ((plan->type & BTRFS_BLOCK_GROUP_DUP) ? 2 : 1);
+		cp->nr_chunks++;
+	}
+	cp->system_profile = p->meta_profile;
+	cp->metadata_profile = p->meta_profile;
+	cp->data_profile = p->data_profile;
+}
+
+static int fill_create_params(const struct mkfs_params *p,
+			      struct mkfs_geometry *g,
+			      struct btrfs_create_params *cp,
+			      struct btrfs_create_device *devs)
+{
+	int i;
+
+	memset(cp, 0, sizeof(*cp));
+	set_identities(p, g, cp);
+	cp->nodesize = p->nodesize;
+	cp->sectorsize = p->sectorsize;
+	cp->csum_type = p->csum_type;
+	cp->incompat_flags = g->incompat;
+	cp->compat_ro_flags = g->compat_ro;
+	for (i = 0; i < g->nr_devs; i++) {
+		devs[i].path = g->devs[i].path;
+		devs[i].fd = g->devs[i].fd;
+		devs[i].total_bytes = g->devs[i].size;
+		memcpy(devs[i].uuid, g->devs[i].uuid, BTRFS_UUID_SIZE);
+	}
+	cp->nr_devices = g->nr_devs;
+	cp->devices = devs;
+	set_chunks(p, g, cp);
+	cp->reporter.report = report_to_stderr;
+	cp->reporter.ctx = (void *)p;
+	return 0;
+}
+
+/*
+ * Quota: the quota tree with its status item (on, consistent) and the
+ * qgroup of the top subvolume, which holds exactly the fs tree's one leaf.
+ */
+static int create_quota_tree(struct btrfs_trans_handle *trans, u32 nodesize)
+{
+	struct btrfs_qgroup_status_item status;
+	struct btrfs_qgroup_info_item info;
+	struct btrfs_qgroup_limit_item limit;
+	struct btrfs_root *root;
+	struct btrfs_key key;
+	int ret;
+
+	ret = btrfs_create_tree(trans, BTRFS_QUOTA_TREE_OBJECTID, &root);
+	if (ret)
+		return ret;
+	/* the 32-byte item of btrfs-progs and kernels before simple quotas */
+	memset(&status, 0, sizeof(status));
+	btrfs_set_qgroup_status_version(&status, BTRFS_QGROUP_STATUS_VERSION);
+	btrfs_set_qgroup_status_generation(&status, trans->transid);
+	btrfs_set_qgroup_status_flags(&status, BTRFS_QGROUP_STATUS_FLAG_ON);
+	key.objectid = 0;
+	key.type = BTRFS_QGROUP_STATUS_KEY;
+	key.offset = 0;
+	ret = btrfs_insert_item(trans, root, &key, &status,
+				offsetof(struct btrfs_qgroup_status_item,
+					 enable_gen));
+	if (ret)
+		return ret;
+
+	memset(&info, 0, sizeof(info));
+	btrfs_set_qgroup_info_generation(&info, trans->transid);
+	btrfs_set_qgroup_info_rfer(&info, nodesize);
+	btrfs_set_qgroup_info_rfer_cmpr(&info, nodesize);
+	btrfs_set_qgroup_info_excl(&info, nodesize);
+	btrfs_set_qgroup_info_excl_cmpr(&info, nodesize);
+	key.type = BTRFS_QGROUP_INFO_KEY;
+	key.offset = BTRFS_FS_TREE_OBJECTID;
+	ret = btrfs_insert_item(trans, root, &key, &info, sizeof(info));
+	if (ret)
+		return ret;
+
+	memset(&limit, 0, sizeof(limit));
+	key.type = BTRFS_QGROUP_LIMIT_KEY;
+	return btrfs_insert_item(trans, root, &key, &limit, sizeof(limit));
+}
+
+static int kind_of(u64 flags)
+{
+	if (flags & BTRFS_BLOCK_GROUP_SYSTEM)
+		return MKFS_CHUNK_SYSTEM;
+	if (flags & BTRFS_BLOCK_GROUP_METADATA)
+		return MKFS_CHUNK_METADATA;
+	return MKFS_CHUNK_DATA;
+}
+
+/* what the summary reports: the block groups as the engine made them */
+static void collect_result(struct btrfs_fs_info *fs, struct mkfs_result *res)
+{
+	size_t i, nr = btrfs_nr_block_groups(fs);
+
+	memcpy(res->fsid, fs->fsid, BTRFS_FSID_SIZE);
+	memcpy(res->chunk_tree_uuid, fs->chunk_tree_uuid, BTRFS_UUID_SIZE);
+	res->generation = btrfs_super_generation(&fs->super_copy);
+	res->bytes_used = btrfs_super_bytes_used(&fs->super_copy);
+	for (i = 0; i < nr; i++) {
+		struct btrfs_block_group *bg = btrfs_block_group_nr(fs, i);
+		int k = kind_of(bg->flags);
+
+		res->chunk_bytes[k] += bg->length;
+		res->chunk_type[k] = bg->flags;
+	}
+}
+
+/*
+ * After a failure: zero the superblock copies of every device, through
+ * fresh file descriptors (the engine closed its own and refuses to write
+ * after an abort).  Only the magic matters, but the whole copy goes.
+ */
+static void wipe_after_failure(const struct mkfs_geometry *g)
+{
+	static const u8 zero[BTRFS_SUPER_INFO_SIZE];
+	int i, mirror, fd;
+
+	for (i = 0; i < g->nr_devs; i++) {
+		fd = open(g->devs[i].path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		for (mirror = 0; mirror < BTRFS_SUPER_MIRROR_MAX; mirror++) {
+			u64 off = btrfs_sb_offset(mirror);
+
+			if (off + BTRFS_SUPER_INFO_SIZE > g->devs[i].size)
+				break;
+			if (pwrite(fd, zero, sizeof(zero), (off_t)off) !=
+			    (ssize_t)sizeof(zero))
+				mkfs_warning("cannot clear the superblock at %llu of %s: %m",
+					     (unsigned long long)off,
+					     g->devs[i].path);
+		}
+		fsync(fd);
+		close(fd);
+	}
+}
+
+static int build(const struct mkfs_params *p, struct btrfs_create_params *cp,
+		 struct mkfs_result *res)
+{
+	struct btrfs_fs_info *fs = NULL;
+	struct btrfs_trans_handle *trans = NULL;
+	int ret;
+
+	ret = btrfs_create_fs(cp, &fs, &trans);
+	if (ret) {
+		mkfs_error("cannot create the filesystem: %s", strerror(-ret));
+		return ret;
+	}
+	if (p->features[MKFS_FEAT_QUOTA]) {
+		ret = create_quota_tree(trans, p->nodesize);
+		if (ret) {
+			mkfs_error("cannot create the quota tree: %s",
+				   strerror(-ret));
+			btrfs_abort_transaction(trans, ret);
+			goto out;
+		}
+	}
+	ret = btrfs_create_fs_finish(trans);
+	if (ret) {
+		mkfs_error("cannot commit the new filesystem: %s",
+			   strerror(-ret));
+		goto out;
+	}
+	collect_result(fs, res);
+out:
+	close_ctree(fs);
+	return ret;
+}
+
+int mkfs_create(const struct mkfs_params *p, struct mkfs_geometry *g,
+		struct mkfs_result *res)
+{
+	struct btrfs_create_device devs[MKFS_MAX_DEVICES];
+	struct btrfs_create_params *cp;
+	int i, ret;
+
+	cp = calloc(1, sizeof(*cp));
+	if (!cp) {
+		mkfs_error("out of memory");
+		return -ENOMEM;
+	}
+	fill_create_params(p, g, cp, devs);
+	/* from here on the engine owns (and closes) the descriptors */
+	for (i = 0; i < g->nr_devs; i++)
+		g->devs[i].fd = -1;
+	ret = build(p, cp, res);
+	if (ret)
+		wipe_after_failure(g);
+	free(cp);
+	return ret;
+}

@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Raw options -> validated parameters.  Everything that can be judged
+ * without looking at the devices is judged here, with the messages users
+ * know from mkfs.btrfs.
+ */
+#include <errno.h>
+#include <ctype.h>
+#include <string.h>
+#include <strings.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <uuid/uuid.h>
+#include "mkfs.h"
+#include "kernel-shared/csum.h"
+
+/* "16k", "1G", "1GiB", "4096": binary multiples; a plain number is bytes */
+int mkfs_parse_size(const char *str, u64 *ret)
+{
+	static const char units[] = "KMGTPE";
+	const char *unit;
+	unsigned long long val;
+	char *end;
+	int shift = 0;
+
+	if (!str || !isdigit((unsigned char)*str))
+		return -EINVAL;
+	errno = 0;
+	val = strtoull(str, &end, 0);
+	if (errno)
+		return -ERANGE;
+	if (*end) {
+		unit = strchr(units, toupper((unsigned char)*end));
+		if (!unit)
+			return -EINVAL;
+		shift = 10 * (int)(unit - units + 1);
+		end++;
+		if (!strcasecmp(end, "iB") || !strcasecmp(end, "B"))
+			end += strlen(end);
+		if (*end)
+			return -EINVAL;
+		if (val > (~0ULL >> shift))
+			return -ERANGE;
+	}
+	*ret = (u64)val << shift;
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	const char *display;
+	u64 flag;
+} profiles[] = {
+	{ "single",	"single",	0 },
+	{ "dup",	"DUP",		BTRFS_BLOCK_GROUP_DUP },
+	{ "raid0",	"RAID0",	BTRFS_BLOCK_GROUP_RAID0 },
+	{ "raid1",	"RAID1",	BTRFS_BLOCK_GROUP_RAID1 },
+	{ "raid1c3",	"RAID1C3",	BTRFS_BLOCK_GROUP_RAID1C3 },
+	{ "raid1c4",	"RAID1C4",	BTRFS_BLOCK_GROUP_RAID1C4 },
+	{ "raid10",	"RAID10",	BTRFS_BLOCK_GROUP_RAID10 },
+	{ "raid5",	"RAID5",	BTRFS_BLOCK_GROUP_RAID5 },
+	{ "raid6",	"RAID6",	BTRFS_BLOCK_GROUP_RAID6 },
+};
+
+int mkfs_parse_profile(const char *str, u64 *ret)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++) {
+		if (!strcasecmp(str, profiles[i].name)) {
+			*ret = profiles[i].flag;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+const char *mkfs_profile_name(u64 profile)
+{
+	size_t i;
+
+	profile &= BTRFS_BLOCK_GROUP_PROFILE_MASK;
+	for (i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++) {
+		if (profiles[i].flag == profile)
+			return profiles[i].display;
+	}
+	return "unknown";
+}
+
+static int parse_csum(const char *str, u16 *ret)
+{
+	static const struct {
+		const char *name;
+		u16 type;
+	} names[] = {
+		{ "crc32c", BTRFS_CSUM_TYPE_CRC32 },
+		{ "xxhash", BTRFS_CSUM_TYPE_XXHASH },
+		{ "xxhash64", BTRFS_CSUM_TYPE_XXHASH },
+		{ "sha256", BTRFS_CSUM_TYPE_SHA256 },
+		{ "blake2", BTRFS_CSUM_TYPE_BLAKE2 },
+		{ "blake2b", BTRFS_CSUM_TYPE_BLAKE2 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcasecmp(str, names[i].name)) {
+			*ret = names[i].type;
+			return 0;
+		}
+	}
+	mkfs_error("unknown csum type %s", str);
+	return -EINVAL;
+}
+
+static int parse_block_size(const char *what, const char *str, u32 *ret)
+{
+	u64 val;
+
+	if (mkfs_parse_size(str, &val)) {
+		mkfs_error("invalid %s '%s'", what, str);
+		return -EINVAL;
+	}
+	if (val > 1024 * 1024) {
+		mkfs_error("invalid %s %s, expected range is [4K, 64K]",
+			   what, str);
+		return -EINVAL;
+	}
+	*ret = (u32)val;
+	return 0;
+}
+
+static bool is_power_of_2(u64 v)
+{
+	return v && !(v & (v - 1));
+}
+
+static int check_sectorsize(u32 sectorsize)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (sectorsize < 4096 || sectorsize > 65536 ||
+	    !is_power_of_2(sectorsize)) {
+		mkfs_error("invalid sectorsize %u, expected range is [4K, 64K]",
+			   sectorsize);
+		return -EINVAL;
+	}
+	/* the kernel mounts 4K sectors on any page size, else only equal */
+	if (sectorsize != 4096 && page > 0 && sectorsize != (u32)page)
+		mkfs_warning("the filesystem may not be mountable, sectorsize %u doesn't match page size %ld",
+			     sectorsize, page);
+	return 0;
+}
+
+static int check_nodesize(const struct mkfs_params *p)
+{
+	u32 n = p->nodesize;
+
+	if (n < p->sectorsize) {
+		mkfs_error("illegal nodesize %u (smaller than %u)", n,
+			   p->sectorsize);
+		return -EINVAL;
+	}
+	if (n > BTRFS_MAX_METADATA_BLOCKSIZE) {
+		mkfs_error("illegal nodesize %u (larger than %u)", n,
+			   BTRFS_MAX_METADATA_BLOCKSIZE);
+		return -EINVAL;
+	}
+	if (n & (p->sectorsize - 1) || !is_power_of_2(n)) {
+		mkfs_error("illegal nodesize %u (not aligned to %u)", n,
+			   p->sectorsize);
+		return -EINVAL;
+	}
+	if (p->mixed && n != p->sectorsize) {
+		mkfs_error("illegal nodesize %u (not equal to %u for mixed block group)",
+			   n, p->sectorsize);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_uuid(const char *str, u8 *out)
+{
+	if (uuid_parse(str, out)) {
+		mkfs_error("could not parse UUID: %s", str);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_label(const char *str, struct mkfs_params *p)
+{
+	if (strlen(str) >= BTRFS_LABEL_SIZE) {
+		mkfs_error("label %s is too long (max %d)", str,
+			   BTRFS_LABEL_SIZE - 1);
+		return -EINVAL;
+	}
+	strcpy(p->label, str);
+	return 0;
+}
+
+static int parse_features(const struct mkfs_raw *raw, struct mkfs_params *p)
+{
+	bool list_all = false;
+	int i, ret;
+
+	mkfs_features_defaults(p->features);
+	for (i = 0; i < raw->nr_features; i++) {
+		const char *s = raw->features[i];
+		bool runtime = s[0] == 'R';
+
+		ret = mkfs_features_parse(s + 1, runtime, p->features,
+					  &list_all);
+		if (ret)
+			return ret;
+		if (list_all) {
+			mkfs_features_list_all(stderr, runtime);
+			return 1;
+		}
+	}
+	if (raw->mixed)
+		p->features[MKFS_FEAT_MIXED_BG] = true;
+	p->mixed = p->features[MKFS_FEAT_MIXED_BG];
+	return 0;
+}
+
+static int parse_profiles(const struct mkfs_raw *raw, struct mkfs_params *p)
+{
+	if (raw->data_profile) {
+		if (mkfs_parse_profile(raw->data_profile, &p->data_profile)) {
+			mkfs_error("unknown data profile %s", raw->data_profile);
+			return -EINVAL;
+		}
+		p->data_profile_given = true;
+	}
+	if (raw->meta_profile) {
+		if (mkfs_parse_profile(raw->meta_profile, &p->meta_profile)) {
+			mkfs_error("unknown metadata profile %s",
+				   raw->meta_profile);
+			return -EINVAL;
+		}
+		p->meta_profile_given = true;
+	}
+	return 0;
+}
+
+/*
+ * Defaults of btrfs-progs 6.2: data single; metadata DUP on one device
+ * and RAID1 on several; mixed block groups use one profile for both,
+ * single unless one of them was given.
+ */
+static int settle_profiles(struct mkfs_params *p)
+{
+	const u64 raid56 = BTRFS_BLOCK_GROUP_RAID5 | BTRFS_BLOCK_GROUP_RAID6;
+
+	if (p->mixed) {
+		if (p->data_profile_given && !p->meta_profile_given)
+			p->meta_profile = p->data_profile;
+		else if (p->meta_profile_given && !p->data_profile_given)
+			p->data_profile = p->meta_profile;
+		if (p->data_profile != p->meta_profile) {
+			mkfs_error("with mixed block groups data and metadata profiles must be the same");
+			return -EINVAL;
+		}
+	} else if (!p->meta_profile_given) {
+		p->meta_profile = p->nr_devices > 1 ? BTRFS_BLOCK_GROUP_RAID1 :
+						      BTRFS_BLOCK_GROUP_DUP;
+	}
+	if ((p->data_profile | p->meta_profile) & raid56) {
+		mkfs_error("RAID5/6 profiles are not supported by ghee mkfs, use raid1, raid1c3, raid1c4 or raid10");
+		return -EOPNOTSUPP;
+	}
+	if ((p->data_profile | p->meta_profile) &
+	    (BTRFS_BLOCK_GROUP_RAID1C3 | BTRFS_BLOCK_GROUP_RAID1C4))
+		p->features[MKFS_FEAT_RAID1C34] = true;
+	return mkfs_check_profiles_for_devices(p);
+}
+
+static int devs_min(u64 profile)
+{
+	switch (profile & BTRFS_BLOCK_GROUP_PROFILE_MASK) {
+	case BTRFS_BLOCK_GROUP_RAID1:
+	case BTRFS_BLOCK_GROUP_RAID10:
+		return 2;
+	case BTRFS_BLOCK_GROUP_RAID1C3:
+		return 3;
+	case BTRFS_BLOCK_GROUP_RAID1C4:
+		return 4;
+	default:
+		return 1;
+	}
+}
+
+static int check_one_profile(const char *what, u64 profile, int nr_devices)
+{
+	int need = devs_min(profile);
+
+	if (nr_devices < need) {
+		mkfs_error("unable to create FS with %s profile %s (have %d devices but %d devices are required)",
+			   what, mkfs_profile_name(profile), nr_devices, need);
+		return -EINVAL;
+	}
+	if (nr_devices > 1 && (profile & BTRFS_BLOCK_GROUP_DUP))
+		mkfs_warning("DUP is not recommended on filesystem with multiple devices");
+	return 0;
+}
+
+int mkfs_check_profiles_for_devices(const struct mkfs_params *p)
+{
+	int ret;
+
+	ret = check_one_profile("metadata", p->meta_profile, p->nr_devices);
+	if (ret)
+		return ret;
+	if (p->mixed && p->data_profile == p->meta_profile)
+		return 0;
+	return check_one_profile("data", p->data_profile, p->nr_devices);
+}
+
+static int parse_sizes(const struct mkfs_raw *raw, struct mkfs_params *p)
+{
+	int ret;
+
+	p->sectorsize = 4096;
+	if (raw->sectorsize) {
+		ret = parse_block_size("sectorsize", raw->sectorsize,
+				       &p->sectorsize);
+		if (ret)
+			return ret;
+	}
+	ret = check_sectorsize(p->sectorsize);
+	if (ret)
+		return ret;
+	if (raw->nodesize) {
+		ret = parse_block_size("nodesize", raw->nodesize, &p->nodesize);
+		if (ret)
+			return ret;
+		p->nodesize_given = true;
+	} else {
+		/* mixed block groups share blocks between data and trees */
+		p->nodesize = p->mixed ? p->sectorsize :
+			      (p->sectorsize > 16384 ? p->sectorsize : 16384);
+	}
+	ret = check_nodesize(p);
+	if (ret)
+		return ret;
+	if (raw->byte_count && mkfs_parse_size(raw->byte_count, &p->byte_count)) {
+		mkfs_error("invalid size '%s'", raw->byte_count);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_names(const struct mkfs_raw *raw, struct mkfs_params *p)
+{
+	int ret;
+
+	if (raw->label) {
+		ret = parse_label(raw->label, p);
+		if (ret)
+			return ret;
+	}
+	if (raw->fs_uuid) {
+		ret = parse_uuid(raw->fs_uuid, p->fsid);
+		if (ret)
+			return ret;
+		p->fsid_given = true;
+	}
+	if (raw->dev_uuid) {
+		ret = parse_uuid(raw->dev_uuid, p->dev_uuid);
+		if (ret)
+			return ret;
+		if (raw->nr_devices > 1) {
+			mkfs_error("--device-uuid can be used with one device only");
+			return -EINVAL;
+		}
+		p->dev_uuid_given = true;
+	}
+	return 0;
+}
+
+static int parse_format(const struct mkfs_raw *raw, struct mkfs_params *p)
+{
+	if (!raw->format || !strcmp(raw->format, "text")) {
+		p->format = MKFS_FORMAT_TEXT;
+	} else if (!strcmp(raw->format, "json")) {
+		p->format = MKFS_FORMAT_JSON;
+	} else {
+		mkfs_error("unknown output format '%s', expected text or json",
+			   raw->format);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Returns 0 when @p is ready, 1 when the request was only for a listing
+ * (-O list-all) that has been printed, or a negative errno after an
+ * error message.
+ */
+int mkfs_validate_params(const struct mkfs_raw *raw, struct mkfs_params *p)
+{
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	p->nr_devices = raw->nr_devices;
+	p->paths = raw->devices;
+	p->force = raw->force;
+	p->discard = !raw->nodiscard;
+	p->verbosity = raw->verbosity;
+	p->csum_type = BTRFS_CSUM_TYPE_CRC32;
+
+	ret = parse_features(raw, p);
+	if (ret)
+		return ret;
+	ret = parse_format(raw, p);
+	if (!ret)
+		ret = parse_names(raw, p);
+	if (!ret && raw->csum)
+		ret = parse_csum(raw->csum, &p->csum_type);
+	if (!ret)
+		ret = parse_sizes(raw, p);
+	if (!ret)
+		ret = parse_profiles(raw, p);
+	if (!ret)
+		ret = settle_profiles(p);
+	if (!ret && p->features[MKFS_FEAT_BLOCK_GROUP_TREE] &&
+	    !p->features[MKFS_FEAT_FREE_SPACE_TREE]) {
+		mkfs_error("block-group-tree feature requires free-space-tree feature");
+		ret = -EINVAL;
+	}
+	return ret;
+}

@@ -1,0 +1,475 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Safety checks before anything is written, and the device facts the
+ * geometry needs.  Every target is opened once here and kept open (block
+ * devices exclusively, so nobody can mount them behind our back); then
+ *   - a mounted device, a swap device or a loop-backed image in use is
+ *     always refused;
+ *   - libblkid probes for filesystems and partition tables, refused
+ *     unless -f, naming what was found;
+ *   - sizes come from BLKGETSIZE64 or st_size, clamped by -b.
+ * A missing image file is created when -b gives its size.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <linux/fs.h>
+#include <linux/loop.h>
+#include <blkid.h>
+#include "mkfs.h"
+
+/* the unescaped form of a /proc path field ("\040" is a space) */
+static void unescape_octal(char *s)
+{
+	char *out = s;
+
+	while (*s) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
+		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*out++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
+					(s[3] - '0'));
+			s += 4;
+		} else {
+			*out++ = *s++;
+		}
+	}
+	*out = '\0';
+}
+
+/* true when @path names the same object as @st (block device or file) */
+static bool same_object(const char *path, const struct stat *st)
+{
+	struct stat other;
+
+	if (stat(path, &other))
+		return false;
+	if (S_ISBLK(st->st_mode))
+		return S_ISBLK(other.st_mode) && other.st_rdev == st->st_rdev;
+	return S_ISREG(other.st_mode) && other.st_dev == st->st_dev &&
+	       other.st_ino == st->st_ino;
+}
+
+/*
+ * Is the block device (or file) @st the source of a mount?  Mount sources
+ * are read from /proc/self/mounts: btrfs shows one device per filesystem
+ * there, the others are caught by the exclusive open.
+ */
+static int find_mount(const struct stat *st, char *where, size_t len)
+{
+	char line[4096], src[PATH_MAX], dir[PATH_MAX];
+	FILE *f = fopen("/proc/self/mounts", "r");
+	int found = 0;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%4095s %4095s", src, dir) != 2)
+			continue;
+		if (src[0] != '/')
+			continue;
+		unescape_octal(src);
+		if (same_object(src, st)) {
+			unescape_octal(dir);
+			snprintf(where, len, "%s", dir);
+			found = 1;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+static bool is_swap(const struct stat *st)
+{
+	char line[4096], name[PATH_MAX];
+	FILE *f = fopen("/proc/swaps", "r");
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%4095s", name) != 1 || name[0] != '/')
+			continue;
+		unescape_octal(name);
+		if (same_object(name, st)) {
+			found = true;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * A loop device backed by this image file, found through the attached
+ * loop devices in /sys/block.  The kernel tells each one's backing inode,
+ * so renamed or relative paths are matched too.  0 when found.
+ */
+static int find_backing_loop(const struct stat *st, char *loopdev, size_t len)
+{
+	struct loop_info64 info;
+	struct dirent *de;
+	char path[PATH_MAX];
+	DIR *dir = opendir("/sys/block");
+	int fd, ret = -1;
+
+	if (!dir)
+		return -1;
+	while (ret && (de = readdir(dir))) {
+		if (strncmp(de->d_name, "loop", 4))
+			continue;
+		snprintf(path, sizeof(path), "/sys/block/%s/loop", de->d_name);
+		if (access(path, F_OK))
+			continue;	/* not attached */
+		snprintf(path, sizeof(path), "/dev/%s", de->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (!ioctl(fd, LOOP_GET_STATUS64, &info) &&
+		    info.lo_inode == st->st_ino &&
+		    info.lo_device == st->st_dev) {
+			snprintf(loopdev, len, "%s", path);
+			ret = 0;
+		}
+		close(fd);
+	}
+	closedir(dir);
+	return ret;
+}
+
+/* an image file attached to a loop device that is mounted or held */
+static int check_loop_backing(const char *path, const struct stat *st)
+{
+	char loopdev[64], where[PATH_MAX];
+	struct stat lst;
+	int fd;
+
+	if (find_backing_loop(st, loopdev, sizeof(loopdev)) < 0)
+		return 0;
+	if (stat(loopdev, &lst))
+		return 0;
+	if (find_mount(&lst, where, sizeof(where)) > 0) {
+		mkfs_error("%s is mounted on %s (through %s)", path, where,
+			   loopdev);
+		return -EBUSY;
+	}
+	fd = open(loopdev, O_RDONLY | O_EXCL | O_CLOEXEC);
+	if (fd < 0 && errno == EBUSY) {
+		mkfs_error("%s is in use through %s", path, loopdev);
+		return -EBUSY;
+	}
+	if (fd >= 0)
+		close(fd);
+	return 0;
+}
+
+static int check_not_in_use(const char *path, const struct stat *st)
+{
+	char where[PATH_MAX];
+	int ret;
+
+	ret = find_mount(st, where, sizeof(where));
+	if (ret < 0) {
+		mkfs_error("cannot check mount status of %s: %s", path,
+			   strerror(-ret));
+		return ret;
+	}
+	if (ret) {
+		mkfs_error("%s is mounted on %s", path, where);
+		return -EBUSY;
+	}
+	if (is_swap(st)) {
+		mkfs_error("%s is a swap device", path);
+		return -EBUSY;
+	}
+	if (S_ISREG(st->st_mode))
+		return check_loop_backing(path, st);
+	return 0;
+}
+
+/*
+ * libblkid: anything recognisable (filesystem, RAID member, partition
+ * table) is refused without -f.  Returns 1 when something was found.
+ */
+static int probe_signatures(struct mkfs_device *d)
+{
+	blkid_probe pr = blkid_new_probe();
+	const char *type;
+	int ret;
+
+	if (!pr)
+		return -ENOMEM;
+	if (blkid_probe_set_device(pr, d->fd, 0, 0)) {
+		ret = -EIO;
+		goto out;
+	}
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
+	blkid_probe_enable_partitions(pr, 1);
+	blkid_probe_set_partitions_flags(pr, 0);
+	ret = blkid_do_fullprobe(pr);
+	if (ret < 0) {
+		mkfs_error("probe of %s failed, cannot detect existing filesystem",
+			   d->path);
+		ret = -EIO;
+		goto out;
+	}
+	if (ret == 1) {
+		ret = 0;
+		goto out;
+	}
+	if (!blkid_probe_lookup_value(pr, "TYPE", &type, NULL))
+		mkfs_error("%s appears to contain an existing filesystem (%s)",
+			   d->path, type);
+	else if (!blkid_probe_lookup_value(pr, "PTTYPE", &type, NULL))
+		mkfs_error("%s appears to contain a partition table (%s)",
+			   d->path, type);
+	else
+		mkfs_error("%s appears to contain something weird according to blkid",
+			   d->path);
+	ret = 1;
+out:
+	blkid_free_probe(pr);
+	return ret;
+}
+
+static bool read_rotational(const struct stat *st)
+{
+	char path[128];
+	FILE *f;
+	int val = 1;
+
+	/* a partition has no queue of its own: ask its disk */
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/queue/rotational",
+		 major(st->st_rdev), minor(st->st_rdev));
+	f = fopen(path, "r");
+	if (!f) {
+		snprintf(path, sizeof(path),
+			 "/sys/dev/block/%u:%u/../queue/rotational",
+			 major(st->st_rdev), minor(st->st_rdev));
+		f = fopen(path, "r");
+	}
+	if (!f)
+		return true;
+	if (fscanf(f, "%d", &val) != 1)
+		val = 1;
+	fclose(f);
+	return val != 0;
+}
+
+/* create a missing image file of -b bytes */
+static int create_image(const struct mkfs_params *p, struct mkfs_device *d)
+{
+	if (!p->byte_count) {
+		mkfs_error("cannot open %s: %s (give -b SIZE to create an image file)",
+			   d->path, strerror(ENOENT));
+		return -ENOENT;
+	}
+	d->fd = open(d->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (d->fd < 0) {
+		mkfs_error("cannot create %s: %m", d->path);
+		return -errno;
+	}
+	d->created = true;
+	if (ftruncate(d->fd, (off_t)p->byte_count)) {
+		mkfs_error("cannot set the size of %s to %llu: %m", d->path,
+			   (unsigned long long)p->byte_count);
+		return -errno;
+	}
+	return 0;
+}
+
+static int device_size(struct mkfs_device *d, const struct stat *st)
+{
+	u64 size = 0;
+
+	if (S_ISBLK(st->st_mode)) {
+		if (ioctl(d->fd, BLKGETSIZE64, &size)) {
+			mkfs_error("cannot get the size of %s: %m", d->path);
+			return -errno;
+		}
+	} else {
+		size = (u64)st->st_size;
+	}
+	d->raw_size = size;
+	return 0;
+}
+
+static int open_existing(const struct mkfs_params *p, struct mkfs_device *d,
+			 struct stat *st)
+{
+	int flags = O_RDWR | O_CLOEXEC;
+	int ret;
+
+	if (!S_ISBLK(st->st_mode) && !S_ISREG(st->st_mode)) {
+		mkfs_error("%s is neither a block device nor a regular file",
+			   d->path);
+		return -EINVAL;
+	}
+	ret = check_not_in_use(d->path, st);
+	if (ret)
+		return ret;
+	d->is_blockdev = S_ISBLK(st->st_mode);
+	/* the kernel refuses O_EXCL on a block device that is mounted or held */
+	if (d->is_blockdev)
+		flags |= O_EXCL;
+	d->fd = open(d->path, flags);
+	if (d->fd < 0) {
+		ret = -errno;
+		if (ret == -EBUSY)
+			mkfs_error("%s is in use (mounted, or held by another device)",
+				   d->path);
+		else
+			mkfs_error("unable to open %s: %m", d->path);
+		return ret;
+	}
+	if (!p->force) {
+		ret = probe_signatures(d);
+		if (ret > 0)
+			mkfs_error("use the -f option to force overwrite of %s",
+				   d->path);
+		if (ret)
+			return ret > 0 ? -EEXIST : ret;
+	}
+	return 0;
+}
+
+static int probe_one(const struct mkfs_params *p, struct mkfs_device *d)
+{
+	struct stat st;
+	int ret;
+
+	if (stat(d->path, &st)) {
+		if (errno != ENOENT) {
+			mkfs_error("cannot access %s: %m", d->path);
+			return -errno;
+		}
+		ret = create_image(p, d);
+		if (ret)
+			return ret;
+		if (fstat(d->fd, &st))
+			return -errno;
+	} else {
+		ret = open_existing(p, d, &st);
+		if (ret)
+			return ret;
+	}
+	ret = device_size(d, &st);
+	if (ret)
+		return ret;
+	d->rotational = d->is_blockdev ? read_rotational(&st) : true;
+	d->size = d->raw_size;
+	if (p->byte_count) {
+		if (p->byte_count > d->raw_size) {
+			mkfs_error("%s is smaller than requested size, expected %llu, found %llu",
+				   d->path, (unsigned long long)p->byte_count,
+				   (unsigned long long)d->raw_size);
+			return -ENOSPC;
+		}
+		d->size = p->byte_count;
+	}
+	return 0;
+}
+
+/* two arguments naming one device would make a filesystem that lies */
+static int check_duplicates(struct mkfs_geometry *g)
+{
+	struct stat a, b;
+	int i, j;
+
+	for (i = 0; i < g->nr_devs; i++) {
+		if (fstat(g->devs[i].fd, &a))
+			return -errno;
+		for (j = 0; j < i; j++) {
+			if (fstat(g->devs[j].fd, &b))
+				return -errno;
+			if (a.st_mode == b.st_mode &&
+			    (S_ISBLK(a.st_mode) ? a.st_rdev == b.st_rdev :
+			     (a.st_dev == b.st_dev && a.st_ino == b.st_ino))) {
+				mkfs_error("%s and %s are the same device",
+					   g->devs[j].path, g->devs[i].path);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
+int mkfs_probe_devices(const struct mkfs_params *p, struct mkfs_geometry *g)
+{
+	int i, ret;
+
+	memset(g, 0, sizeof(*g));
+	if (p->nr_devices > MKFS_MAX_DEVICES) {
+		mkfs_error("too many devices: %d (at most %d)", p->nr_devices,
+			   MKFS_MAX_DEVICES);
+		return -E2BIG;
+	}
+	for (i = 0; i < p->nr_devices; i++) {
+		g->devs[i].path = p->paths[i];
+		g->devs[i].fd = -1;
+		g->devs[i].devid = (u64)i + 1;
+	}
+	g->nr_devs = p->nr_devices;
+	for (i = 0; i < g->nr_devs; i++) {
+		ret = probe_one(p, &g->devs[i]);
+		if (ret)
+			return ret;
+	}
+	return check_duplicates(g);
+}
+
+/*
+ * TRIM the whole range the filesystem will use, so the SSD knows every
+ * old block is free.  Devices that cannot discard say EOPNOTSUPP (or
+ * EINVAL on some drivers): that is fine, nothing needs the discard.
+ */
+int mkfs_discard_devices(const struct mkfs_params *p, struct mkfs_geometry *g)
+{
+	int i;
+
+	if (!p->discard)
+		return 0;
+	for (i = 0; i < g->nr_devs; i++) {
+		struct mkfs_device *d = &g->devs[i];
+		u64 range[2] = { 0, d->size };
+
+		if (!d->is_blockdev)
+			continue;
+		if (p->verbosity >= 2 && p->format == MKFS_FORMAT_TEXT) {
+			char sz[32];
+
+			mkfs_pretty_size(d->size, sz, sizeof(sz));
+			printf("Performing full device TRIM %s (%s) ...\n",
+			       d->path, sz);
+		}
+		if (ioctl(d->fd, BLKDISCARD, range) &&
+		    errno != EOPNOTSUPP && errno != EINVAL &&
+		    errno != ENOTTY)
+			mkfs_warning("discard of %s failed: %m", d->path);
+	}
+	return 0;
+}
+
+void mkfs_close_devices(struct mkfs_geometry *g, bool remove_created)
+{
+	int i;
+
+	for (i = 0; i < g->nr_devs; i++) {
+		struct mkfs_device *d = &g->devs[i];
+
+		if (d->fd >= 0)
+			close(d->fd);
+		d->fd = -1;
+		if (remove_created && d->created)
+			unlink(d->path);
+	}
+}

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Pieces shared by print-tree.c, print-tree-items.c and print-tree-json.c;
+ * not for the commands.
+ */
+#ifndef GHEE_PRINT_TREE_INTERNAL_H
+#define GHEE_PRINT_TREE_INTERNAL_H
+
+#include <stdio.h>
+#include <stdbool.h>
+#include "format.h"
+#include "print-tree.h"
+
+struct extent_buffer;
+
+/* decimal without printf */
+void out_u64(FILE *out, u64 v);
+
+/* "single", "DUP", "RAID1", ...; NULL for a value that is not one profile */
+const char *btrfs_profile_name(u64 profile);
+
+/* "YYYY-MM-DD HH:MM:SS" in local time; valid until the next call */
+const char *btrfs_format_time(struct btrfs_printer *p, u64 sec);
+
+/* leaf geometry, safe on any block */
+u32 btrfs_print_max_items(const struct extent_buffer *eb);
+int btrfs_print_leaf_free_space(const struct btrfs_printer *p,
+				const struct extent_buffer *eb);
+/* nritems clamped to what fits in the block (reported when clamped) */
+u32 btrfs_print_leaf_nritems(struct btrfs_printer *p,
+			     const struct extent_buffer *eb);
+u32 btrfs_print_node_nritems(struct btrfs_printer *p,
+			     const struct extent_buffer *eb);
+/* the item lies inside the leaf data area (reported when not) */
+bool btrfs_print_item_ok(struct btrfs_printer *p,
+			 const struct extent_buffer *eb, u32 slot);
+
+/* JSON form of one block (print-tree-json.c) */
+void btrfs_json_print_block(struct btrfs_printer *p,
+			    const struct extent_buffer *eb);
+
+/* flag words as progs spells them */
+void btrfs_inode_flags_to_str(u64 flags, char *buf, size_t len);
+void btrfs_extent_flags_to_str(u64 flags, char *buf, size_t len);
+void btrfs_qgroup_status_flags_to_str(u64 flags, char *buf, size_t len);
+const char *btrfs_compress_name(u8 type, char *buf, size_t len);
+const char *btrfs_file_extent_type_name(u8 type);
+const char *btrfs_dir_type_name(u8 type);
+
+/*
+ * Walking the entries of an item that packs several (inode refs and
+ * extrefs, dir items): each step checks that the entry header and its
+ * name lie inside the item.
+ */
+struct name_entry {
+	u64 index;
+	u64 parent;		/* extrefs only */
+	const struct btrfs_dir_item *di;	/* dir items only */
+	const u8 *name;
+	u32 name_len;		/* as stored */
+	u32 name_avail;		/* bytes of the name inside the item */
+	const u8 *data;		/* dir items: xattr value */
+	u32 data_len;
+	u32 data_avail;
+};
+
+enum name_walk_status {
+	NAME_WALK_OK,		/* @entry filled */
+	NAME_WALK_END,		/* no more entries */
+	NAME_WALK_SHORT,	/* the next entry header does not fit */
+};
+
+enum name_walk_status btrfs_next_inode_ref(const u8 *item, u32 size, u32 *cur,
+					   struct name_entry *entry);
+enum name_walk_status btrfs_next_inode_extref(const u8 *item, u32 size, u32 *cur,
+					      struct name_entry *entry);
+enum name_walk_status btrfs_next_dir_item(const u8 *item, u32 size, u32 *cur,
+					  struct name_entry *entry);
+
+/*
+ * Inline back references of an extent item.  The walk stops at an
+ * unknown type (as progs does) or at a reference that does not fit.
+ */
+struct inline_ref {
+	u8 type;
+	u64 offset;			/* root, parent */
+	const struct btrfs_extent_data_ref *dref;	/* EXTENT_DATA_REF */
+	u32 count;			/* SHARED_DATA_REF */
+};
+
+enum inline_ref_status {
+	INLINE_REF_OK,
+	INLINE_REF_END,
+	INLINE_REF_UNKNOWN,	/* type unknown to progs 6.2: stop */
+	INLINE_REF_SHORT,	/* does not fit in the item */
+};
+
+enum inline_ref_status btrfs_next_inline_ref(const u8 *item, u32 size, u32 *cur,
+					     struct inline_ref *ref);
+
+#endif

@@ -1,0 +1,997 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Text bodies of leaf items, one printer per item type, in the layout of
+ * btrfs-progs 6.2.  Every printer first checks that the item is large
+ * enough for the fields it decodes; a malformed item gets a note saying
+ * what is wrong instead of bytes from its neighbours.
+ */
+#include <string.h>
+#include "print-tree.h"
+#include "print-tree-internal.h"
+#include "extent_io.h"
+
+/* everything an item printer needs */
+struct item_ctx {
+	struct btrfs_printer *p;
+	FILE *out;
+	const struct extent_buffer *eb;
+	int slot;
+	struct btrfs_key key;
+	const u8 *ptr;		/* item data, inside the leaf */
+	u32 size;
+};
+
+static bool hide_names(const struct item_ctx *c)
+{
+	return c->p->mode & BTRFS_PRINT_TREE_HIDE_NAMES;
+}
+
+/* the note printed instead of a body that would not fit in the item */
+static bool item_fits(const struct item_ctx *c, u32 need, const char *what)
+{
+	if (c->size >= need)
+		return true;
+	fprintf(c->out, "\t\tinvalid %s: item size %u, need %u\n",
+		what, c->size, need);
+	return false;
+}
+
+/* like printf("%.*s"): stops at the first NUL */
+static void out_name(FILE *out, const u8 *name, u32 len)
+{
+	const u8 *nul = memchr(name, 0, len);
+
+	if (nul)
+		len = nul - name;
+	fwrite_unlocked(name, 1, len, out);
+}
+
+static void print_timespec(struct item_ctx *c, const char *label,
+			   const struct btrfs_timespec *ts)
+{
+	u64 sec = btrfs_timespec_sec(ts);
+
+	fprintf(c->out, "\t\t%s %llu.%u (%s)\n", label, (unsigned long long)sec,
+		btrfs_timespec_nsec(ts), btrfs_format_time(c->p, sec));
+}
+
+static void print_uuid_line(FILE *out, const char *label, const u8 *uuid)
+{
+	char buf[BTRFS_UUID_UNPARSED_SIZE];
+
+	btrfs_format_uuid(uuid, buf);
+	fprintf(out, "\t\t%s %s\n", label, buf);
+}
+
+/* ---- flag words ---- */
+
+void btrfs_inode_flags_to_str(u64 flags, char *buf, size_t len)
+{
+	static const struct {
+		u64 bit;
+		const char *name;
+	} names[] = {
+		{ BTRFS_INODE_NODATASUM, "NODATASUM" },
+		{ BTRFS_INODE_NODATACOW, "NODATACOW" },
+		{ BTRFS_INODE_READONLY, "READONLY" },
+		{ BTRFS_INODE_NOCOMPRESS, "NOCOMPRESS" },
+		{ BTRFS_INODE_PREALLOC, "PREALLOC" },
+		{ BTRFS_INODE_SYNC, "SYNC" },
+		{ BTRFS_INODE_IMMUTABLE, "IMMUTABLE" },
+		{ BTRFS_INODE_APPEND, "APPEND" },
+		{ BTRFS_INODE_NODUMP, "NODUMP" },
+		{ BTRFS_INODE_NOATIME, "NOATIME" },
+		{ BTRFS_INODE_DIRSYNC, "DIRSYNC" },
+		{ BTRFS_INODE_COMPRESS, "COMPRESS" },
+	};
+	size_t i, used = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!(flags & names[i].bit))
+			continue;
+		used += snprintf(buf + used, len - used, "%s%s",
+				 used ? "|" : "", names[i].name);
+		if (used >= len)
+			return;
+	}
+	if (!used)
+		snprintf(buf, len, "none");
+}
+
+void btrfs_extent_flags_to_str(u64 flags, char *buf, size_t len)
+{
+	bool data = flags & BTRFS_EXTENT_FLAG_DATA;
+
+	/* progs: a bar before TREE_BLOCK only after DATA, always before FULL_BACKREF */
+	snprintf(buf, len, "%s%s%s%s",
+		 data ? "DATA" : "",
+		 (data && (flags & BTRFS_EXTENT_FLAG_TREE_BLOCK)) ? "|" : "",
+		 (flags & BTRFS_EXTENT_FLAG_TREE_BLOCK) ? "TREE_BLOCK" : "",
+		 (flags & BTRFS_BLOCK_FLAG_FULL_BACKREF) ? "|FULL_BACKREF" : "");
+}
+
+void btrfs_qgroup_status_flags_to_str(u64 flags, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s",
+		 (flags & BTRFS_QGROUP_STATUS_FLAG_ON) ? "ON" : "OFF",
+		 (flags & BTRFS_QGROUP_STATUS_FLAG_RESCAN) ? "|SCANNING" : "",
+		 (flags & BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT) ? "|INCONSISTENT" : "");
+}
+
+const char *btrfs_compress_name(u8 type, char *buf, size_t len)
+{
+	switch (type) {
+	case BTRFS_COMPRESS_NONE:	return "none";
+	case BTRFS_COMPRESS_ZLIB:	return "zlib";
+	case BTRFS_COMPRESS_LZO:	return "lzo";
+	case BTRFS_COMPRESS_ZSTD:	return "zstd";
+	}
+	snprintf(buf, len, "UNKNOWN.%d", type);
+	return buf;
+}
+
+const char *btrfs_file_extent_type_name(u8 type)
+{
+	switch (type) {
+	case BTRFS_FILE_EXTENT_INLINE:		return "inline";
+	case BTRFS_FILE_EXTENT_PREALLOC:	return "prealloc";
+	case BTRFS_FILE_EXTENT_REG:		return "regular";
+	}
+	return "unknown";
+}
+
+const char *btrfs_dir_type_name(u8 type)
+{
+	static const char *const names[] = {
+		[BTRFS_FT_REG_FILE]	= "FILE",
+		[BTRFS_FT_DIR]		= "DIR",
+		[BTRFS_FT_CHRDEV]	= "CHRDEV",
+		[BTRFS_FT_BLKDEV]	= "BLKDEV",
+		[BTRFS_FT_FIFO]		= "FIFO",
+		[BTRFS_FT_SOCK]		= "SOCK",
+		[BTRFS_FT_SYMLINK]	= "SYMLINK",
+		[BTRFS_FT_XATTR]	= "XATTR",
+	};
+
+	if (type < sizeof(names) / sizeof(names[0]))
+		return names[type];
+	return NULL;
+}
+
+/* ---- walking packed entries ---- */
+
+static void name_entry_limits(struct name_entry *e, u32 size, u32 name_at)
+{
+	u32 left = size - name_at;
+
+	e->name_avail = e->name_len < left ? e->name_len : left;
+	left -= e->name_avail;
+	e->data_avail = e->data_len < left ? e->data_len : left;
+}
+
+enum name_walk_status btrfs_next_inode_ref(const u8 *item, u32 size, u32 *cur,
+					   struct name_entry *e)
+{
+	const struct btrfs_inode_ref *ref;
+
+	if (*cur >= size)
+		return NAME_WALK_END;
+	if (size - *cur < sizeof(*ref))
+		return NAME_WALK_SHORT;
+	ref = (const struct btrfs_inode_ref *)(item + *cur);
+	memset(e, 0, sizeof(*e));
+	e->index = btrfs_inode_ref_index(ref);
+	e->name_len = btrfs_inode_ref_name_len(ref);
+	e->name = item + *cur + sizeof(*ref);
+	name_entry_limits(e, size, *cur + sizeof(*ref));
+	*cur += sizeof(*ref) + e->name_avail;
+	if (e->name_avail < e->name_len)
+		*cur = size;
+	return NAME_WALK_OK;
+}
+
+enum name_walk_status btrfs_next_inode_extref(const u8 *item, u32 size, u32 *cur,
+					      struct name_entry *e)
+{
+	const struct btrfs_inode_extref *ref;
+
+	if (*cur >= size)
+		return NAME_WALK_END;
+	if (size - *cur < sizeof(*ref))
+		return NAME_WALK_SHORT;
+	ref = (const struct btrfs_inode_extref *)(item + *cur);
+	memset(e, 0, sizeof(*e));
+	e->index = btrfs_inode_extref_index(ref);
+	e->parent = btrfs_inode_extref_parent(ref);
+	e->name_len = btrfs_inode_extref_name_len(ref);
+	e->name = item + *cur + sizeof(*ref);
+	name_entry_limits(e, size, *cur + sizeof(*ref));
+	*cur += sizeof(*ref) + e->name_avail;
+	if (e->name_avail < e->name_len)
+		*cur = size;
+	return NAME_WALK_OK;
+}
+
+enum name_walk_status btrfs_next_dir_item(const u8 *item, u32 size, u32 *cur,
+					  struct name_entry *e)
+{
+	const struct btrfs_dir_item *di;
+
+	if (*cur >= size)
+		return NAME_WALK_END;
+	if (size - *cur < sizeof(*di))
+		return NAME_WALK_SHORT;
+	di = (const struct btrfs_dir_item *)(item + *cur);
+	memset(e, 0, sizeof(*e));
+	e->di = di;
+	e->name_len = btrfs_dir_name_len(di);
+	e->data_len = btrfs_dir_data_len(di);
+	e->name = item + *cur + sizeof(*di);
+	name_entry_limits(e, size, *cur + sizeof(*di));
+	e->data = e->name + e->name_avail;
+	*cur += sizeof(*di) + e->name_avail + e->data_avail;
+	if (e->name_avail < e->name_len || e->data_avail < e->data_len)
+		*cur = size;
+	return NAME_WALK_OK;
+}
+
+/* ---- inode items and references ---- */
+
+static void print_inode_item(struct item_ctx *c)
+{
+	const struct btrfs_inode_item *ii = (const void *)c->ptr;
+	char flags[128];
+
+	if (!item_fits(c, sizeof(*ii), "inode item"))
+		return;
+	btrfs_inode_flags_to_str(btrfs_inode_flags(ii), flags, sizeof(flags));
+	fprintf(c->out,
+		"\t\tgeneration %llu transid %llu size %llu nbytes %llu\n"
+		"\t\tblock group %llu mode %o links %u uid %u gid %u rdev %llu\n"
+		"\t\tsequence %llu flags 0x%llx(%s)\n",
+		(unsigned long long)btrfs_inode_generation(ii),
+		(unsigned long long)btrfs_inode_transid(ii),
+		(unsigned long long)btrfs_inode_size(ii),
+		(unsigned long long)btrfs_inode_nbytes(ii),
+		(unsigned long long)btrfs_inode_block_group(ii),
+		btrfs_inode_mode(ii), btrfs_inode_nlink(ii),
+		btrfs_inode_uid(ii), btrfs_inode_gid(ii),
+		(unsigned long long)btrfs_inode_rdev(ii),
+		(unsigned long long)btrfs_inode_sequence(ii),
+		(unsigned long long)btrfs_inode_flags(ii), flags);
+	print_timespec(c, "atime", &ii->atime);
+	print_timespec(c, "ctime", &ii->ctime);
+	print_timespec(c, "mtime", &ii->mtime);
+	print_timespec(c, "otime", &ii->otime);
+}
+
+/* progs reads names into a buffer of BTRFS_NAME_LEN bytes */
+static u32 shown_len(u32 len)
+{
+	return len < BTRFS_NAME_LEN ? len : BTRFS_NAME_LEN;
+}
+
+static void print_entry_name(struct item_ctx *c, const struct name_entry *e,
+			     const char *prefix)
+{
+	fputs(prefix, c->out);
+	if (hide_names(c)) {
+		fputs("name: HIDDEN\n", c->out);
+		return;
+	}
+	fputs("name: ", c->out);
+	out_name(c->out, e->name, shown_len(e->name_avail));
+	putc_unlocked('\n', c->out);
+	if (e->name_avail < e->name_len)
+		fprintf(c->out, "\t\tinvalid name: name_len %u but only %u bytes left in the item\n",
+			e->name_len, e->name_avail);
+}
+
+static void print_walk_short(struct item_ctx *c, u32 cur, const char *what)
+{
+	fprintf(c->out, "\t\tinvalid %s: %u bytes left at offset %u, too short for an entry\n",
+		what, c->size - cur, cur);
+}
+
+static void print_inode_ref(struct item_ctx *c)
+{
+	struct name_entry e;
+	enum name_walk_status st;
+	u32 cur = 0;
+
+	while ((st = btrfs_next_inode_ref(c->ptr, c->size, &cur, &e)) == NAME_WALK_OK) {
+		fprintf(c->out, "\t\tindex %llu namelen %u ",
+			(unsigned long long)e.index, e.name_len);
+		print_entry_name(c, &e, "");
+	}
+	if (st == NAME_WALK_SHORT)
+		print_walk_short(c, cur, "inode ref");
+}
+
+static void print_inode_extref(struct item_ctx *c)
+{
+	struct name_entry e;
+	enum name_walk_status st;
+	u32 cur = 0;
+
+	while ((st = btrfs_next_inode_extref(c->ptr, c->size, &cur, &e)) == NAME_WALK_OK) {
+		fprintf(c->out, "\t\tindex %llu parent %llu namelen %u ",
+			(unsigned long long)e.index, (unsigned long long)e.parent,
+			e.name_len);
+		print_entry_name(c, &e, "");
+	}
+	if (st == NAME_WALK_SHORT)
+		print_walk_short(c, cur, "inode extref");
+}
+
+static void print_dir_item(struct item_ctx *c)
+{
+	struct name_entry e;
+	enum name_walk_status st;
+	const char *type;
+	u32 cur = 0;
+
+	while ((st = btrfs_next_dir_item(c->ptr, c->size, &cur, &e)) == NAME_WALK_OK) {
+		fputs("\t\tlocation ", c->out);
+		btrfs_print_key(c->out, &e.di->location);
+		type = btrfs_dir_type_name(btrfs_dir_type(e.di));
+		if (type)
+			fprintf(c->out, " type %s\n", type);
+		else
+			fprintf(c->out, " type DIR_ITEM.%u\n", btrfs_dir_type(e.di));
+		fprintf(c->out, "\t\ttransid %llu data_len %u name_len %u\n",
+			(unsigned long long)btrfs_dir_transid(e.di), e.data_len,
+			e.name_len);
+		print_entry_name(c, &e, "\t\t");
+		if (!e.data_len)
+			continue;
+		if (hide_names(c)) {
+			fputs("\t\tdata HIDDEN\n", c->out);
+			continue;
+		}
+		fputs("\t\tdata ", c->out);
+		out_name(c->out, e.data, shown_len(e.data_avail));
+		putc_unlocked('\n', c->out);
+		if (e.data_avail < e.data_len)
+			fprintf(c->out, "\t\tinvalid data: data_len %u but only %u bytes left in the item\n",
+				e.data_len, e.data_avail);
+	}
+	if (st == NAME_WALK_SHORT)
+		print_walk_short(c, cur, "dir item");
+}
+
+static void print_dir_log(struct item_ctx *c)
+{
+	if (!item_fits(c, sizeof(struct btrfs_dir_log_item), "dir log item"))
+		return;
+	fprintf(c->out, "\t\tdir log end %llu\n",
+		(unsigned long long)btrfs_dir_log_end((const void *)c->ptr));
+}
+
+/* ---- roots ---- */
+
+static void print_root_item(struct item_ctx *c)
+{
+	struct btrfs_root_item ri;
+	char flags[16];
+
+	/* older items are shorter; the missing tail reads as zeroes */
+	memset(&ri, 0, sizeof(ri));
+	memcpy(&ri, c->ptr, c->size < sizeof(ri) ? c->size : sizeof(ri));
+	snprintf(flags, sizeof(flags), "%s",
+		 (btrfs_root_flags(&ri) & BTRFS_ROOT_SUBVOL_RDONLY) ? "RDONLY" : "none");
+	fprintf(c->out,
+		"\t\tgeneration %llu root_dirid %llu bytenr %llu byte_limit %llu bytes_used %llu\n"
+		"\t\tlast_snapshot %llu flags 0x%llx(%s) refs %u\n",
+		(unsigned long long)btrfs_root_generation(&ri),
+		(unsigned long long)btrfs_root_dirid(&ri),
+		(unsigned long long)btrfs_root_bytenr(&ri),
+		(unsigned long long)btrfs_root_byte_limit(&ri),
+		(unsigned long long)btrfs_root_bytes_used(&ri),
+		(unsigned long long)btrfs_root_last_snapshot(&ri),
+		(unsigned long long)btrfs_root_flags(&ri), flags,
+		btrfs_root_refs(&ri));
+	fputs("\t\tdrop_progress ", c->out);
+	btrfs_print_key(c->out, &ri.drop_progress);
+	fprintf(c->out, " drop_level %u\n", btrfs_root_drop_level(&ri));
+	fprintf(c->out, "\t\tlevel %u generation_v2 %llu\n", btrfs_root_level(&ri),
+		(unsigned long long)btrfs_root_generation_v2(&ri));
+	/* the v2 fields are only meaningful when the kernel updated them */
+	if (btrfs_root_generation(&ri) != btrfs_root_generation_v2(&ri))
+		return;
+	print_uuid_line(c->out, "uuid", ri.uuid);
+	print_uuid_line(c->out, "parent_uuid", ri.parent_uuid);
+	print_uuid_line(c->out, "received_uuid", ri.received_uuid);
+	fprintf(c->out, "\t\tctransid %llu otransid %llu stransid %llu rtransid %llu\n",
+		(unsigned long long)btrfs_root_ctransid(&ri),
+		(unsigned long long)btrfs_root_otransid(&ri),
+		(unsigned long long)btrfs_root_stransid(&ri),
+		(unsigned long long)btrfs_root_rtransid(&ri));
+	print_timespec(c, "ctime", &ri.ctime);
+	print_timespec(c, "otime", &ri.otime);
+	print_timespec(c, "stime", &ri.stime);
+	print_timespec(c, "rtime", &ri.rtime);
+}
+
+static void print_root_ref(struct item_ctx *c, const char *tag)
+{
+	const struct btrfs_root_ref *ref = (const void *)c->ptr;
+	u32 len, avail;
+
+	if (!item_fits(c, sizeof(*ref), "root ref"))
+		return;
+	len = btrfs_root_ref_name_len(ref);
+	avail = c->size - sizeof(*ref);
+	fprintf(c->out, "\t\troot %s key dirid %llu sequence %llu name ", tag,
+		(unsigned long long)btrfs_root_ref_dirid(ref),
+		(unsigned long long)btrfs_root_ref_sequence(ref));
+	out_name(c->out, c->ptr + sizeof(*ref), len < avail ? len : avail);
+	putc_unlocked('\n', c->out);
+	if (avail < len)
+		fprintf(c->out, "\t\tinvalid name: name_len %u but only %u bytes left in the item\n",
+			len, avail);
+}
+
+/* ---- extents and back references ---- */
+
+enum inline_ref_status btrfs_next_inline_ref(const u8 *item, u32 size, u32 *cur,
+					     struct inline_ref *ref)
+{
+	const struct btrfs_extent_inline_ref *iref;
+	u32 need;
+
+	if (*cur >= size)
+		return INLINE_REF_END;
+	memset(ref, 0, sizeof(*ref));
+	ref->type = item[*cur];
+	need = btrfs_extent_inline_ref_size(ref->type);
+	if (!need)
+		return INLINE_REF_UNKNOWN;
+	if (size - *cur < need)
+		return INLINE_REF_SHORT;
+	iref = (const struct btrfs_extent_inline_ref *)(item + *cur);
+	if (ref->type == BTRFS_EXTENT_DATA_REF_KEY) {
+		ref->dref = (const struct btrfs_extent_data_ref *)(item + *cur + 1);
+	} else {
+		ref->offset = btrfs_extent_inline_ref_offset(iref);
+		if (ref->type == BTRFS_SHARED_DATA_REF_KEY)
+			ref->count = get_unaligned_le32(iref + 1);
+	}
+	*cur += need;
+	return INLINE_REF_OK;
+}
+
+static void print_inline_ref(struct item_ctx *c, const struct inline_ref *ref)
+{
+	FILE *out = c->out;
+
+	switch (ref->type) {
+	case BTRFS_TREE_BLOCK_REF_KEY:
+		fputs("\t\ttree block backref root ", out);
+		btrfs_print_objectid(out, ref->offset, 0);
+		putc_unlocked('\n', out);
+		break;
+	case BTRFS_SHARED_BLOCK_REF_KEY:
+		fprintf(out, "\t\tshared block backref parent %llu\n",
+			(unsigned long long)ref->offset);
+		break;
+	case BTRFS_EXTENT_DATA_REF_KEY:
+		fputs("\t\textent data backref root ", out);
+		btrfs_print_objectid(out, btrfs_extent_data_ref_root(ref->dref), 0);
+		fprintf(out, " objectid %llu offset %llu count %u\n",
+			(unsigned long long)btrfs_extent_data_ref_objectid(ref->dref),
+			(unsigned long long)btrfs_extent_data_ref_offset(ref->dref),
+			btrfs_extent_data_ref_count(ref->dref));
+		break;
+	case BTRFS_SHARED_DATA_REF_KEY:
+		fprintf(out, "\t\tshared data backref parent %llu count %u\n",
+			(unsigned long long)ref->offset, ref->count);
+		break;
+	}
+}
+
+static void print_extent_item(struct item_ctx *c)
+{
+	const struct btrfs_extent_item *ei = (const void *)c->ptr;
+	bool skinny = c->key.type == BTRFS_METADATA_ITEM_KEY;
+	struct inline_ref ref;
+	enum inline_ref_status st;
+	char flags_str[32];
+	u64 flags;
+	u32 cur = sizeof(*ei);
+
+	/* progs prints nothing for the old 4 byte (v0) items */
+	if (c->size < sizeof(*ei))
+		return;
+	flags = btrfs_extent_flags(ei);
+	btrfs_extent_flags_to_str(flags, flags_str, sizeof(flags_str));
+	fprintf(c->out, "\t\trefs %llu gen %llu flags %s\n",
+		(unsigned long long)btrfs_extent_refs(ei),
+		(unsigned long long)btrfs_extent_generation(ei), flags_str);
+	if (skinny) {
+		fprintf(c->out, "\t\ttree block skinny level %d\n",
+			(int)c->key.offset);
+	} else if (flags & BTRFS_EXTENT_FLAG_TREE_BLOCK) {
+		const struct btrfs_tree_block_info *info = (const void *)(ei + 1);
+
+		if (!item_fits(c, sizeof(*ei) + sizeof(*info), "tree block info"))
+			return;
+		fputs("\t\ttree block ", c->out);
+		btrfs_print_key(c->out, &info->key);
+		fprintf(c->out, " level %d\n", btrfs_tree_block_level(info));
+		cur += sizeof(*info);
+	}
+	/* progs 6.2 knows no owner references and stops there, as on any unknown type */
+	while ((st = btrfs_next_inline_ref(c->ptr, c->size, &cur, &ref)) == INLINE_REF_OK &&
+	       ref.type != BTRFS_EXTENT_OWNER_REF_KEY)
+		print_inline_ref(c, &ref);
+	if (st == INLINE_REF_SHORT)
+		fprintf(c->out, "\t\tinvalid inline ref: type %u does not fit, %u bytes left\n",
+			ref.type, c->size - cur);
+}
+
+static void print_extent_data_ref(struct item_ctx *c)
+{
+	const struct btrfs_extent_data_ref *dref = (const void *)c->ptr;
+
+	if (!item_fits(c, sizeof(*dref), "extent data ref"))
+		return;
+	fputs("\t\textent data backref root ", c->out);
+	btrfs_print_objectid(c->out, btrfs_extent_data_ref_root(dref), 0);
+	fprintf(c->out, " objectid %llu offset %llu count %u\n",
+		(unsigned long long)btrfs_extent_data_ref_objectid(dref),
+		(unsigned long long)btrfs_extent_data_ref_offset(dref),
+		btrfs_extent_data_ref_count(dref));
+}
+
+static void print_shared_data_ref(struct item_ctx *c)
+{
+	if (!item_fits(c, sizeof(struct btrfs_shared_data_ref), "shared data ref"))
+		return;
+	fprintf(c->out, "\t\tshared data backref count %u\n",
+		btrfs_shared_data_ref_count((const void *)c->ptr));
+}
+
+static void print_extent_csum(struct item_ctx *c)
+{
+	struct btrfs_printer *p = c->p;
+	u32 csum_size = p->csum_size ? p->csum_size : 4;
+	u32 count = c->size / csum_size;
+	u32 len = count * p->sectorsize;
+	u32 per_line, on_line = 0, i, j;
+	u64 start = c->key.offset;
+	const u8 *csum = c->ptr;
+
+	fprintf(c->out, "\t\trange start %llu end %llu length %u\n",
+		(unsigned long long)start, (unsigned long long)(start + len), len);
+	if (!(p->mode & BTRFS_PRINT_TREE_CSUM_ITEMS) || !count)
+		return;
+	/* a line holds 4 crc32c, 2 xxhash64 or 1 sha256/blake2 checksum */
+	per_line = BTRFS_CSUM_SIZE / csum_size / 2;
+	if (!per_line)
+		per_line = 1;
+	fputs("\t\t", c->out);
+	for (i = 0; i < count; i++) {
+		if (on_line == per_line) {
+			fputs("\n\t\t", c->out);
+			on_line = 0;
+		} else if (on_line) {
+			putc_unlocked(' ', c->out);
+		}
+		fprintf(c->out, "[%llu] 0x", (unsigned long long)start);
+		for (j = 0; j < csum_size; j++)
+			fprintf(c->out, "%02x", *csum++);
+		start += p->sectorsize;
+		on_line++;
+	}
+	putc_unlocked('\n', c->out);
+}
+
+static void print_file_extent(struct item_ctx *c)
+{
+	const struct btrfs_file_extent_item *fi = (const void *)c->ptr;
+	char cbuf[16];
+	const char *compress;
+	u8 type;
+
+	if (!item_fits(c, BTRFS_FILE_EXTENT_INLINE_DATA_START, "file extent"))
+		return;
+	type = btrfs_file_extent_type(fi);
+	compress = btrfs_compress_name(btrfs_file_extent_compression(fi), cbuf,
+				       sizeof(cbuf));
+	fprintf(c->out, "\t\tgeneration %llu type %u (%s)\n",
+		(unsigned long long)btrfs_file_extent_generation(fi), type,
+		btrfs_file_extent_type_name(type));
+	if (type == BTRFS_FILE_EXTENT_INLINE) {
+		fprintf(c->out, "\t\tinline extent data size %u ram_bytes %llu compression %u (%s)\n",
+			c->size - (u32)BTRFS_FILE_EXTENT_INLINE_DATA_START,
+			(unsigned long long)btrfs_file_extent_ram_bytes(fi),
+			btrfs_file_extent_compression(fi), compress);
+		return;
+	}
+	if (!item_fits(c, sizeof(*fi), "file extent"))
+		return;
+	if (type == BTRFS_FILE_EXTENT_PREALLOC) {
+		fprintf(c->out, "\t\tprealloc data disk byte %llu nr %llu\n"
+			"\t\tprealloc data offset %llu nr %llu\n",
+			(unsigned long long)btrfs_file_extent_disk_bytenr(fi),
+			(unsigned long long)btrfs_file_extent_disk_num_bytes(fi),
+			(unsigned long long)btrfs_file_extent_offset(fi),
+			(unsigned long long)btrfs_file_extent_num_bytes(fi));
+		return;
+	}
+	fprintf(c->out, "\t\textent data disk byte %llu nr %llu\n"
+		"\t\textent data offset %llu nr %llu ram %llu\n"
+		"\t\textent compression %u (%s)\n",
+		(unsigned long long)btrfs_file_extent_disk_bytenr(fi),
+		(unsigned long long)btrfs_file_extent_disk_num_bytes(fi),
+		(unsigned long long)btrfs_file_extent_offset(fi),
+		(unsigned long long)btrfs_file_extent_num_bytes(fi),
+		(unsigned long long)btrfs_file_extent_ram_bytes(fi),
+		btrfs_file_extent_compression(fi), compress);
+}
+
+/* ---- block groups, free space, chunks, devices ---- */
+
+static void print_block_group(struct item_ctx *c)
+{
+	const struct btrfs_block_group_item *bg = (const void *)c->ptr;
+	char flags[BTRFS_BG_FLAGS_STR_LEN];
+
+	if (!item_fits(c, sizeof(*bg), "block group item"))
+		return;
+	btrfs_bg_flags_to_str(btrfs_block_group_flags(bg), flags);
+	fprintf(c->out, "\t\tblock group used %llu chunk_objectid %llu flags %s\n",
+		(unsigned long long)btrfs_block_group_used(bg),
+		(unsigned long long)btrfs_block_group_chunk_objectid(bg), flags);
+}
+
+static void print_free_space_info(struct item_ctx *c)
+{
+	const struct btrfs_free_space_info *info = (const void *)c->ptr;
+
+	if (!item_fits(c, sizeof(*info), "free space info"))
+		return;
+	fprintf(c->out, "\t\tfree space info extent count %u flags %u\n",
+		btrfs_free_space_extent_count(info), btrfs_free_space_flags(info));
+}
+
+static void print_free_space_header(struct item_ctx *c)
+{
+	const struct btrfs_free_space_header *h = (const void *)c->ptr;
+
+	if (!item_fits(c, sizeof(*h), "free space header"))
+		return;
+	fputs("\t\tlocation ", c->out);
+	btrfs_print_key(c->out, &h->location);
+	fprintf(c->out, "\n\t\tcache generation %llu entries %llu bitmaps %llu\n",
+		(unsigned long long)btrfs_free_space_generation(h),
+		(unsigned long long)btrfs_free_space_entries(h),
+		(unsigned long long)btrfs_free_space_bitmaps(h));
+}
+
+static void print_chunk(struct item_ctx *c)
+{
+	const struct btrfs_chunk *chunk = (const void *)c->ptr;
+	char flags[BTRFS_BG_FLAGS_STR_LEN];
+	char uuid[BTRFS_UUID_UNPARSED_SIZE];
+	u16 num_stripes;
+	int i;
+
+	if (!item_fits(c, offsetof(struct btrfs_chunk, stripe), "chunk item"))
+		return;
+	num_stripes = btrfs_chunk_num_stripes(chunk);
+	if (num_stripes < 1) {
+		fprintf(c->out, "invalid num_stripes: %u\n", num_stripes);
+		return;
+	}
+	if (c->size < btrfs_chunk_item_size(num_stripes)) {
+		fputs("\t\tchunk item invalid\n", c->out);
+		return;
+	}
+	btrfs_bg_flags_to_str(btrfs_chunk_type(chunk), flags);
+	fprintf(c->out, "\t\tlength %llu owner %llu stripe_len %llu type %s\n"
+		"\t\tio_align %u io_width %u sector_size %u\n"
+		"\t\tnum_stripes %u sub_stripes %u\n",
+		(unsigned long long)btrfs_chunk_length(chunk),
+		(unsigned long long)btrfs_chunk_owner(chunk),
+		(unsigned long long)btrfs_chunk_stripe_len(chunk), flags,
+		btrfs_chunk_io_align(chunk), btrfs_chunk_io_width(chunk),
+		btrfs_chunk_sector_size(chunk), num_stripes,
+		btrfs_chunk_sub_stripes(chunk));
+	for (i = 0; i < num_stripes; i++) {
+		const struct btrfs_stripe *s = btrfs_chunk_stripe(chunk, i);
+
+		btrfs_format_uuid(s->dev_uuid, uuid);
+		fprintf(c->out, "\t\t\tstripe %d devid %llu offset %llu\n"
+			"\t\t\tdev_uuid %s\n", i,
+			(unsigned long long)btrfs_stripe_devid(s),
+			(unsigned long long)btrfs_stripe_offset(s), uuid);
+	}
+}
+
+static void print_dev_item(struct item_ctx *c)
+{
+	const struct btrfs_dev_item *d = (const void *)c->ptr;
+	char uuid[BTRFS_UUID_UNPARSED_SIZE];
+	char fsid[BTRFS_UUID_UNPARSED_SIZE];
+
+	if (!item_fits(c, sizeof(*d), "dev item"))
+		return;
+	btrfs_format_uuid(d->uuid, uuid);
+	btrfs_format_uuid(d->fsid, fsid);
+	fprintf(c->out, "\t\tdevid %llu total_bytes %llu bytes_used %llu\n"
+		"\t\tio_align %u io_width %u sector_size %u type %llu\n"
+		"\t\tgeneration %llu start_offset %llu dev_group %u\n"
+		"\t\tseek_speed %u bandwidth %u\n"
+		"\t\tuuid %s\n"
+		"\t\tfsid %s\n",
+		(unsigned long long)btrfs_device_id(d),
+		(unsigned long long)btrfs_device_total_bytes(d),
+		(unsigned long long)btrfs_device_bytes_used(d),
+		btrfs_device_io_align(d), btrfs_device_io_width(d),
+		btrfs_device_sector_size(d),
+		(unsigned long long)btrfs_device_type(d),
+		(unsigned long long)btrfs_device_generation(d),
+		(unsigned long long)btrfs_device_start_offset(d),
+		btrfs_device_group(d), btrfs_device_seek_speed(d),
+		btrfs_device_bandwidth(d), uuid, fsid);
+}
+
+static void print_dev_extent(struct item_ctx *c)
+{
+	const struct btrfs_dev_extent *de = (const void *)c->ptr;
+	char uuid[BTRFS_UUID_UNPARSED_SIZE];
+
+	if (!item_fits(c, sizeof(*de), "dev extent"))
+		return;
+	btrfs_format_uuid(de->chunk_tree_uuid, uuid);
+	fprintf(c->out, "\t\tdev extent chunk_tree %llu\n"
+		"\t\tchunk_objectid %llu chunk_offset %llu length %llu\n"
+		"\t\tchunk_tree_uuid %s\n",
+		(unsigned long long)btrfs_dev_extent_chunk_tree(de),
+		(unsigned long long)btrfs_dev_extent_chunk_objectid(de),
+		(unsigned long long)btrfs_dev_extent_chunk_offset(de),
+		(unsigned long long)btrfs_dev_extent_length(de), uuid);
+}
+
+/* ---- quotas, uuids, strings ---- */
+
+static void print_qgroup_status(struct item_ctx *c)
+{
+	const struct btrfs_qgroup_status_item *s = (const void *)c->ptr;
+	char flags[32];
+
+	/* enable_gen, the last field, came later */
+	if (!item_fits(c, offsetof(struct btrfs_qgroup_status_item, enable_gen),
+		       "qgroup status"))
+		return;
+	btrfs_qgroup_status_flags_to_str(btrfs_qgroup_status_flags(s), flags,
+					 sizeof(flags));
+	fprintf(c->out, "\t\tversion %llu generation %llu flags %s scan %llu\n",
+		(unsigned long long)btrfs_qgroup_status_version(s),
+		(unsigned long long)btrfs_qgroup_status_generation(s), flags,
+		(unsigned long long)btrfs_qgroup_status_rescan(s));
+}
+
+static void print_qgroup_info(struct item_ctx *c)
+{
+	const struct btrfs_qgroup_info_item *qi = (const void *)c->ptr;
+
+	if (!item_fits(c, sizeof(*qi), "qgroup info"))
+		return;
+	fprintf(c->out, "\t\tgeneration %llu\n"
+		"\t\treferenced %llu referenced_compressed %llu\n"
+		"\t\texclusive %llu exclusive_compressed %llu\n",
+		(unsigned long long)btrfs_qgroup_info_generation(qi),
+		(unsigned long long)btrfs_qgroup_info_rfer(qi),
+		(unsigned long long)btrfs_qgroup_info_rfer_cmpr(qi),
+		(unsigned long long)btrfs_qgroup_info_excl(qi),
+		(unsigned long long)btrfs_qgroup_info_excl_cmpr(qi));
+}
+
+static void print_qgroup_limit(struct item_ctx *c)
+{
+	const struct btrfs_qgroup_limit_item *ql = (const void *)c->ptr;
+
+	if (!item_fits(c, sizeof(*ql), "qgroup limit"))
+		return;
+	fprintf(c->out, "\t\tflags %llx\n"
+		"\t\tmax_referenced %lld max_exclusive %lld\n"
+		"\t\trsv_referenced %lld rsv_exclusive %lld\n",
+		(unsigned long long)btrfs_qgroup_limit_flags(ql),
+		(long long)btrfs_qgroup_limit_max_rfer(ql),
+		(long long)btrfs_qgroup_limit_max_excl(ql),
+		(long long)btrfs_qgroup_limit_rsv_rfer(ql),
+		(long long)btrfs_qgroup_limit_rsv_excl(ql));
+}
+
+static void print_uuid_item(struct item_ctx *c)
+{
+	u32 off;
+
+	if (c->size % sizeof(u64)) {
+		fprintf(c->out, "btrfs: uuid item with illegal size %lu!\n",
+			(unsigned long)c->size);
+		return;
+	}
+	for (off = 0; off < c->size; off += sizeof(u64))
+		fprintf(c->out, "\t\tsubvol_id %llu\n",
+			(unsigned long long)get_unaligned_le64(c->ptr + off));
+}
+
+static void print_string_item(struct item_ctx *c)
+{
+	fputs("\t\titem data ", c->out);
+	out_name(c->out, c->ptr, c->size);
+	putc_unlocked('\n', c->out);
+}
+
+/* ---- persistent and temporary items ---- */
+
+static void print_dev_stats(struct item_ctx *c)
+{
+	const struct btrfs_dev_stats_item *s = (const void *)c->ptr;
+	u32 known = BTRFS_DEV_STAT_VALUES_MAX * sizeof(u64);
+	u32 i;
+
+	fputs("\t\tdevice stats\n", c->out);
+	if (!item_fits(c, known, "device stats"))
+		return;
+	fprintf(c->out, "\t\twrite_errs %llu read_errs %llu flush_errs %llu corruption_errs %llu generation %llu\n",
+		(unsigned long long)btrfs_dev_stats_value(s, 0),
+		(unsigned long long)btrfs_dev_stats_value(s, 1),
+		(unsigned long long)btrfs_dev_stats_value(s, 2),
+		(unsigned long long)btrfs_dev_stats_value(s, 3),
+		(unsigned long long)btrfs_dev_stats_value(s, 4));
+	if (c->size <= known)
+		return;
+	/* progs starts this line without ending it */
+	fprintf(c->out, "\t\tunknown stats item bytes %u", c->size - known);
+	for (i = BTRFS_DEV_STAT_VALUES_MAX; (i + 1) * sizeof(u64) <= c->size; i++)
+		fprintf(c->out, "\t\tunknown item %u offset %zu value %llu\n", i,
+			i * sizeof(u64),
+			(unsigned long long)get_unaligned_le64(c->ptr + i * 8));
+	if (c->size % sizeof(u64))
+		fprintf(c->out, "\t\tunknown item %u offset %zu: only %u bytes\n",
+			i, i * sizeof(u64), c->size % (u32)sizeof(u64));
+}
+
+static void print_persistent_item(struct item_ctx *c)
+{
+	fputs("\t\tpersistent item objectid ", c->out);
+	btrfs_print_objectid(c->out, c->key.objectid, BTRFS_PERSISTENT_ITEM_KEY);
+	fprintf(c->out, " offset %llu\n", (unsigned long long)c->key.offset);
+	if (c->key.objectid == BTRFS_DEV_STATS_OBJECTID)
+		print_dev_stats(c);
+	else
+		fprintf(c->out, "\t\tunknown persistent item objectid %llu\n",
+			(unsigned long long)c->key.objectid);
+}
+
+static void print_balance_args(FILE *out, const struct btrfs_disk_balance_args *ba)
+{
+	fprintf(out, "\t\tprofiles %llu devid %llu target %llu flags %llu\n"
+		"\t\tusage_min %u usage_max %u pstart %llu pend %llu\n"
+		"\t\tvstart %llu vend %llu limit_min %u limit_max %u\n"
+		"\t\tstripes_min %u stripes_max %u\n",
+		(unsigned long long)btrfs_disk_balance_args_profiles(ba),
+		(unsigned long long)btrfs_disk_balance_args_devid(ba),
+		(unsigned long long)btrfs_disk_balance_args_target(ba),
+		(unsigned long long)btrfs_disk_balance_args_flags(ba),
+		btrfs_disk_balance_args_usage_min(ba),
+		btrfs_disk_balance_args_usage_max(ba),
+		(unsigned long long)btrfs_disk_balance_args_pstart(ba),
+		(unsigned long long)btrfs_disk_balance_args_pend(ba),
+		(unsigned long long)btrfs_disk_balance_args_vstart(ba),
+		(unsigned long long)btrfs_disk_balance_args_vend(ba),
+		btrfs_disk_balance_args_limit_min(ba),
+		btrfs_disk_balance_args_limit_max(ba),
+		btrfs_disk_balance_args_stripes_min(ba),
+		btrfs_disk_balance_args_stripes_max(ba));
+}
+
+/* objectid of the (experimental, progs 6.2) csum conversion tree pointer */
+#define BTRFS_CSUM_TREE_TMP_OBJECTID 13ULL
+
+static void print_balance_item(struct item_ctx *c)
+{
+	const struct btrfs_balance_item *bi = (const void *)c->ptr;
+
+	/* the unused tail is not needed */
+	if (!item_fits(c, offsetof(struct btrfs_balance_item, unused), "balance item"))
+		return;
+	fprintf(c->out, "\t\tbalance status flags %llu\n",
+		(unsigned long long)btrfs_balance_flags(bi));
+	fputs("\t\tDATA\n", c->out);
+	print_balance_args(c->out, &bi->data);
+	fputs("\t\tMETADATA\n", c->out);
+	print_balance_args(c->out, &bi->meta);
+	fputs("\t\tSYSTEM\n", c->out);
+	print_balance_args(c->out, &bi->sys);
+}
+
+static void print_temporary_item(struct item_ctx *c)
+{
+	fputs("\t\ttemporary item objectid ", c->out);
+	btrfs_print_objectid(c->out, c->key.objectid, BTRFS_TEMPORARY_ITEM_KEY);
+	fprintf(c->out, " offset %llu\n", (unsigned long long)c->key.offset);
+	switch (c->key.objectid) {
+	case BTRFS_BALANCE_OBJECTID:
+		print_balance_item(c);
+		break;
+	case BTRFS_CSUM_TREE_TMP_OBJECTID:
+		fprintf(c->out, "\t\tcsum tree tmp root %llu\n",
+			(unsigned long long)c->key.offset);
+		break;
+	default:
+		fprintf(c->out, "\t\tunknown temporary item objectid %llu\n",
+			(unsigned long long)c->key.objectid);
+	}
+}
+
+/* ---- dispatch ---- */
+
+static void print_item_body(struct item_ctx *c)
+{
+	FILE *out = c->out;
+
+	switch (c->key.type) {
+	case BTRFS_INODE_ITEM_KEY:	print_inode_item(c); break;
+	case BTRFS_INODE_REF_KEY:	print_inode_ref(c); break;
+	case BTRFS_INODE_EXTREF_KEY:	print_inode_extref(c); break;
+	case BTRFS_DIR_ITEM_KEY:
+	case BTRFS_DIR_INDEX_KEY:
+	case BTRFS_XATTR_ITEM_KEY:	print_dir_item(c); break;
+	case BTRFS_DIR_LOG_INDEX_KEY:
+	case BTRFS_DIR_LOG_ITEM_KEY:	print_dir_log(c); break;
+	case BTRFS_ORPHAN_ITEM_KEY:	fputs("\t\torphan item\n", out); break;
+	case BTRFS_ROOT_ITEM_KEY:	print_root_item(c); break;
+	case BTRFS_ROOT_REF_KEY:	print_root_ref(c, "ref"); break;
+	case BTRFS_ROOT_BACKREF_KEY:	print_root_ref(c, "backref"); break;
+	case BTRFS_EXTENT_ITEM_KEY:
+	case BTRFS_METADATA_ITEM_KEY:	print_extent_item(c); break;
+	case BTRFS_TREE_BLOCK_REF_KEY:	fputs("\t\ttree block backref\n", out); break;
+	case BTRFS_SHARED_BLOCK_REF_KEY: fputs("\t\tshared block backref\n", out); break;
+	case BTRFS_EXTENT_DATA_REF_KEY:	print_extent_data_ref(c); break;
+	case BTRFS_SHARED_DATA_REF_KEY:	print_shared_data_ref(c); break;
+	case BTRFS_EXTENT_REF_V0_KEY:	fputs("\t\textent ref v0 (deprecated)\n", out); break;
+	case BTRFS_CSUM_ITEM_KEY:	fputs("\t\tcsum item\n", out); break;
+	case BTRFS_EXTENT_CSUM_KEY:	print_extent_csum(c); break;
+	case BTRFS_EXTENT_DATA_KEY:	print_file_extent(c); break;
+	case BTRFS_BLOCK_GROUP_ITEM_KEY: print_block_group(c); break;
+	case BTRFS_FREE_SPACE_INFO_KEY:	print_free_space_info(c); break;
+	case BTRFS_FREE_SPACE_EXTENT_KEY: fputs("\t\tfree space extent\n", out); break;
+	case BTRFS_FREE_SPACE_BITMAP_KEY: fputs("\t\tfree space bitmap\n", out); break;
+	case BTRFS_CHUNK_ITEM_KEY:	print_chunk(c); break;
+	case BTRFS_DEV_ITEM_KEY:	print_dev_item(c); break;
+	case BTRFS_DEV_EXTENT_KEY:	print_dev_extent(c); break;
+	case BTRFS_QGROUP_STATUS_KEY:	print_qgroup_status(c); break;
+	case BTRFS_QGROUP_INFO_KEY:	print_qgroup_info(c); break;
+	case BTRFS_QGROUP_LIMIT_KEY:	print_qgroup_limit(c); break;
+	case BTRFS_UUID_KEY_SUBVOL:
+	case BTRFS_UUID_KEY_RECEIVED_SUBVOL: print_uuid_item(c); break;
+	case BTRFS_STRING_ITEM_KEY:	print_string_item(c); break;
+	case BTRFS_PERSISTENT_ITEM_KEY:	print_persistent_item(c); break;
+	case BTRFS_TEMPORARY_ITEM_KEY:	print_temporary_item(c); break;
+	}
+}
+
+void btrfs_print_item(struct btrfs_printer *p, const struct extent_buffer *eb,
+		      int slot)
+{
+	struct item_ctx c;
+
+	c.p = p;
+	c.out = p->out;
+	c.eb = eb;
+	c.slot = slot;
+	btrfs_item_key_to_cpu(eb, &c.key, slot);
+	c.ptr = btrfs_item_ptr_raw(eb, slot);
+	c.size = btrfs_item_size(eb, slot);
+	/* v1 free space cache headers (objectid FREE_SPACE, type 0) */
+	if (c.key.type == 0 && c.key.objectid == BTRFS_FREE_SPACE_OBJECTID)
+		print_free_space_header(&c);
+	print_item_body(&c);
+}

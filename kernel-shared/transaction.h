@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Transactions: the unit in which the engine changes a filesystem.
+ *
+ * Every tree block touched in a transaction is copied on write into a new
+ * block of the transaction's generation; the new blocks are held in
+ * memory (the transaction owns one reference on each, and their ranges
+ * are recorded in an extent-io tree) until commit.  Commit then
+ *
+ *   1. settles the metadata: pending chunks, extent items and back
+ *      references, block group items, the free space tree, device items
+ *      and root items, repeated until a pass changes nothing;
+ *   2. writes every dirty block to every copy;
+ *   3. flushes every device;
+ *   4. writes the superblock mirrors (copies 1 and 2) of every device,
+ *      flushes, then writes the primary copy (64 KiB) of every device and
+ *      flushes again.
+ *
+ * Blocks of the previous commit are never overwritten before step 4
+ * completes (freed ranges stay pinned until then), so an interruption at
+ * any point leaves the previous state readable through the primary
+ * superblock.  The primary is written last because it is the copy the
+ * kernel and btrfs-progs read: it is the commit point.  A filesystem
+ * being created carries a temporary magic in every superblock until
+ * btrfs_create_fs_finish() (fs-create.h), so an interrupted mkfs leaves
+ * no valid filesystem at all.
+ *
+ * Every device write and flush goes through write-io.h, where fault
+ * injection (GHEE_FAIL_WRITE_AT / GHEE_FAIL_FLUSH_AT, built with
+ * --enable-fault-injection) can fail the Nth one.
+ */
+#ifndef GHEE_TRANSACTION_H
+#define GHEE_TRANSACTION_H
+
+#include <stdbool.h>
+#include "format.h"
+#include "disk-io.h"
+#include "extent-io-tree.h"
+#include "rbtree.h"
+#include "list.h"
+
+struct btrfs_block_group;
+struct btrfs_delayed_ref;
+
+/* a device's allocated physical ranges, sorted, used by chunk allocation */
+struct btrfs_dev_alloc {
+	u64 devid;
+	u64 *starts;
+	u64 *lens;
+	size_t nr;
+	size_t alloc;
+};
+
+/*
+ * Everything the write side keeps per filesystem; fs_info->write points
+ * here once btrfs_enable_writes() or btrfs_create_fs() ran.
+ */
+struct btrfs_write_state {
+	struct btrfs_fs_info *fs_info;
+	struct btrfs_trans_handle *running;	/* NULL between transactions */
+	u64 last_committed;			/* generation on disk */
+	int error;				/* sticky: set by an abort */
+
+	/* tree blocks waiting to be written (EXTENT_DIRTY over their range) */
+	struct extent_io_tree dirty;
+	/* freed ranges of committed extents, reusable after the next commit */
+	struct extent_io_tree pinned;
+
+	/* block groups sorted by start */
+	struct btrfs_block_group **bgs;
+	size_t nr_bgs;
+	size_t alloc_bgs;
+	u64 alloc_hint[3];			/* per type: data, system, metadata */
+
+	/* per device allocations (chunk-alloc.c), same index as fs_info->devices */
+	struct btrfs_dev_alloc dev_allocs[GHEE_MAX_DEVICES];
+	/* each device's item: for the chunk tree and its superblock copy */
+	struct btrfs_dev_item dev_items[GHEE_MAX_DEVICES];
+	bool dev_item_valid[GHEE_MAX_DEVICES];
+	bool dev_item_dirty[GHEE_MAX_DEVICES];
+
+	/* extent tree updates not yet applied (extent-tree.c) */
+	struct rb_root delayed_refs;
+	u64 delayed_seq;
+	u64 nr_delayed;
+
+	/* chunks allocated in memory whose items are not inserted yet */
+	struct list_head pending_chunks;
+
+	/* every root commit keeps a ROOT_ITEM (or superblock field) for */
+	struct btrfs_tracked_root *roots;
+	size_t nr_roots;
+	size_t alloc_roots;
+
+	/* superblock: temporary magic until a created filesystem is finished */
+	bool creating;
+	/* the uuid tree changed: commit stamps uuid_tree_generation */
+	bool uuid_tree_changed;
+
+	/* device I/O accounting and fault injection (write-io.c) */
+	u64 nr_writes;
+	u64 nr_flushes;
+	u64 fail_write_at;		/* 0: never */
+	u64 fail_flush_at;
+};
+
+struct btrfs_tracked_root {
+	struct btrfs_root *root;
+	bool dirty;		/* root item must be written at commit */
+	bool owned;		/* allocated by the write state, freed with it */
+};
+
+struct btrfs_trans_handle {
+	struct btrfs_fs_info *fs_info;
+	u64 transid;
+	bool aborted;
+};
+
+/*
+ * Prepare an open filesystem (opened with OPEN_CTREE_WRITES) for writing:
+ * loads block groups and their free space, device allocations.
+ */
+int btrfs_enable_writes(struct btrfs_fs_info *fs_info);
+
+/* open_ctree(OPEN_CTREE_WRITES) + btrfs_enable_writes() */
+struct btrfs_fs_info *btrfs_open_ctree_writable(const struct open_ctree_args *args,
+						int *err);
+
+/* begin a transaction: -EBUSY when one is running, -EROFS after an abort */
+int btrfs_start_transaction(struct btrfs_fs_info *fs_info,
+			    struct btrfs_trans_handle **trans_ret);
+
+/*
+ * Commit and end the transaction (the handle is freed, even on error).
+ * On error the filesystem on disk keeps its previous state and the write
+ * state becomes unusable (every later start fails with -EROFS).
+ */
+int btrfs_commit_transaction(struct btrfs_trans_handle *trans);
+
+/*
+ * Give up a transaction: nothing of it reaches the disk, the write state
+ * is unusable afterwards.  Frees the handle.
+ */
+void btrfs_abort_transaction(struct btrfs_trans_handle *trans, int error);
+
+/*
+ * Record @eb as modified in @trans.  Blocks allocated or copied in the
+ * transaction are dirty already; calling this again is cheap.
+ */
+void btrfs_mark_buffer_dirty(struct btrfs_trans_handle *trans,
+			     struct extent_buffer *eb);
+
+/* the block was freed in this transaction: do not write it */
+void btrfs_clean_tree_block(struct btrfs_trans_handle *trans,
+			    struct extent_buffer *eb);
+
+/*
+ * Roots whose ROOT_ITEM commit keeps up to date.  The fixed roots in
+ * fs_info are tracked automatically; others (subvolumes, the data reloc
+ * tree) are registered here and owned by the write state afterwards.
+ */
+int btrfs_track_root(struct btrfs_fs_info *fs_info, struct btrfs_root *root);
+/* a tracked root by objectid (fixed or extra), NULL if not open */
+struct btrfs_root *btrfs_get_root(struct btrfs_fs_info *fs_info, u64 objectid);
+
+#endif

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Every write the engine makes to a device goes through
+ * btrfs_write_physical(), every flush through btrfs_flush_device(): one
+ * place to count them, and, when built with --enable-fault-injection
+ * (GHEE_FAULT_INJECTION), to fail the Nth of them:
+ *
+ *   GHEE_FAIL_WRITE_AT=N   the Nth device write returns -EIO (nothing written)
+ *   GHEE_FAIL_FLUSH_AT=N   the Nth flush returns -EIO
+ *
+ * Counting starts when the write state is created (btrfs_enable_writes or
+ * btrfs_create_fs), at 1.
+ */
+#ifndef GHEE_WRITE_IO_H
+#define GHEE_WRITE_IO_H
+
+#include "format.h"
+#include "disk-io.h"
+
+struct extent_buffer;
+
+int btrfs_write_physical(struct btrfs_fs_info *fs_info, struct btrfs_device *dev,
+			 const void *buf, u64 len, u64 physical);
+int btrfs_flush_device(struct btrfs_fs_info *fs_info, struct btrfs_device *dev);
+int btrfs_flush_all_devices(struct btrfs_fs_info *fs_info);
+
+/* write @len bytes at @logical to every copy (RAID5/6: -EOPNOTSUPP) */
+int btrfs_write_logical(struct btrfs_fs_info *fs_info, u64 logical,
+			const void *buf, u64 len);
+
+/* finalize (WRITTEN flag, checksum) and write a tree block to every copy */
+int btrfs_write_tree_block(struct btrfs_fs_info *fs_info, struct extent_buffer *eb);
+
+/*
+ * Write the superblock (fs_info->super_copy, with each device's own
+ * dev_item and bytenr, checksummed) to every device: the mirrors first,
+ * a flush, then the primary, then a flush.  A filesystem being created
+ * (write state `creating`) gets BTRFS_MAGIC_TEMPORARY instead of the magic.
+ */
+int btrfs_write_all_supers(struct btrfs_fs_info *fs_info);
+
+/* zero every superblock copy of a device (mkfs, before anything else) */
+int btrfs_wipe_supers(struct btrfs_fs_info *fs_info, struct btrfs_device *dev);
+
+/* "_BHRf$_M": what a filesystem being created carries until it is done */
+#define BTRFS_MAGIC_TEMPORARY 0x4D5F24665248425FULL
+
+/* read the fault-injection variables (no-op without GHEE_FAULT_INJECTION) */
+void btrfs_fault_injection_init(struct btrfs_fs_info *fs_info);
+
+#endif

@@ -1,0 +1,135 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Set up ghee on Debian 12: install the build and test dependencies that are
+# missing (apt-get, needs root), build, then show the main job on the
+# example image.
+#
+# usage: ./setup.sh [--deps-only | --build-only] [--builddir DIR]
+#                   [--enable-sanitizers] [--no-demo]
+#
+#   (no option)          install deps, build in ./build, link ./ghee, run
+#                        dump-super and dump-tree on examples/demo.img
+#   --deps-only          only install the missing packages
+#   --build-only         only build (autoreconf, configure, make ghee and
+#                        the unit tests); used by ./run-tests.sh
+#   --builddir DIR       build directory (default ./build)
+#   --enable-sanitizers  configure with ASan and UBSan
+#   --no-demo            skip the example run
+set -euo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+DEPS=(autoconf automake libtool pkg-config gcc make libblkid-dev uuid-dev
+      zlib1g-dev libxxhash-dev libsodium-dev check libzstd-dev liblzo2-dev
+      btrfs-progs xz-utils clang libclang-rt-14-dev e2fsprogs attr hyperfine
+      python3 util-linux)
+
+do_deps=1
+do_build=1
+do_demo=1
+builddir=$TOP/build
+configure_args=()
+
+usage()
+{
+	sed -n '/^# usage:/,/^#   --no-demo/p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+}
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--deps-only)		do_build=0; do_demo=0 ;;
+	--build-only)		do_deps=0; do_demo=0 ;;
+	--builddir)		builddir=${2:?--builddir needs a directory}; shift ;;
+	--builddir=*)		builddir=${1#*=} ;;
+	--enable-sanitizers)	configure_args+=(--enable-sanitizers) ;;
+	--no-demo)		do_demo=0 ;;
+	-h|--help)		usage; exit 0 ;;
+	*)			echo "setup.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
+	esac
+	shift
+done
+
+install_deps()
+{
+	local missing=() pkg
+
+	for pkg in "${DEPS[@]}"; do
+		dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null |
+			grep -q 'install ok installed' || missing+=("$pkg")
+	done
+	if [ ${#missing[@]} -eq 0 ]; then
+		echo "setup: all dependencies are installed"
+		return 0
+	fi
+	echo "setup: installing ${missing[*]}"
+	if [ "$(id -u)" != 0 ]; then
+		echo "setup: installing packages needs root" >&2
+		exit 1
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q
+	apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+# "yes" when the build directory was configured with sanitizers
+configured_san()
+{
+	grep -q "^ac_cs_config=.*--enable-sanitizers" "$builddir/config.status" 2>/dev/null &&
+		echo yes || echo no
+}
+
+build()
+{
+	local jobs want=no
+
+	jobs=$(nproc 2>/dev/null || echo 2)
+	if [ -f "$TOP/config.status" ] && [ "$builddir" != "$TOP" ]; then
+		echo "setup: $TOP is configured in-tree; run 'make distclean' there" \
+		     "or pass --builddir $TOP" >&2
+		exit 1
+	fi
+	[ -x "$TOP/configure" ] || (cd "$TOP" && autoreconf -fi)
+	mkdir -p "$builddir"
+	builddir=$(cd "$builddir" && pwd)
+	[[ " ${configure_args[*]:-} " == *" --enable-sanitizers "* ]] && want=yes
+	if [ ! -f "$builddir/Makefile" ] || [ "$(configured_san)" != "$want" ]; then
+		(cd "$builddir" && "$TOP/configure" -q "${configure_args[@]}")
+	fi
+	make -C "$builddir" -j"$jobs" all
+	# the unit tests exist only when Check was found
+	if grep -q '^check_PROGRAMS = ' "$builddir/Makefile"; then
+		make -C "$builddir" -j"$jobs" tests/unit/unit-tests
+	fi
+}
+
+link_binary()
+{
+	[ "$builddir" = "$TOP" ] && return 0
+	if [ -e "$TOP/ghee" ] && [ ! -L "$TOP/ghee" ]; then
+		echo "setup: $TOP/ghee exists and is not a link; not replacing it"
+		return 0
+	fi
+	ln -sfn "$builddir/ghee" "$TOP/ghee"
+}
+
+demo()
+{
+	local img=$TOP/examples/demo.img xz=$TOP/examples/demo.img.xz
+
+	if [ ! -f "$img" ] || [ "$xz" -nt "$img" ]; then
+		# shellcheck disable=SC2216 # cp reads the pipe through /dev/stdin
+		xz -dc "$xz" | cp --sparse=always /dev/stdin "$img.tmp"
+		mv -f "$img.tmp" "$img"
+	fi
+	cd "$TOP"
+	echo "\$ ./ghee dump-super -f examples/demo.img"
+	./ghee dump-super -f examples/demo.img
+	echo
+	echo "\$ ./ghee dump-tree examples/demo.img"
+	./ghee dump-tree examples/demo.img
+}
+
+[ $do_deps = 1 ] && install_deps
+[ $do_build = 1 ] && build && link_binary
+[ $do_demo = 1 ] && demo
+exit 0

@@ -1,0 +1,174 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Helpers shared by the mkfs tests; a test.sh starts with
+#
+#	source "$TOP/tests/common.sh"
+#	source "$TOP/tests/mkfs-tests/mkfs-lib.sh"
+#
+# Images are sparse files in $TEST_TMP; mounts happen there too.
+
+MKFS_LIB_DIR=$TOP/tests/mkfs-tests
+MASK_SED=$MKFS_LIB_DIR/mask-dump.sed
+
+need_ghee()
+{
+	[ -x "$GHEE" ] || fail "ghee is not built: $GHEE"
+	"$GHEE" mkfs --help >/dev/null 2>&1 || skip "this ghee has no mkfs command"
+}
+
+# new_image PATH SIZE: a fresh sparse file
+new_image()
+{
+	rm -f "$1"
+	truncate -s "$2" "$1" || fail "cannot create $1 ($2)"
+}
+
+# ghee_mkfs ARGS...: run ghee mkfs quietly; on failure show its output
+ghee_mkfs()
+{
+	local out rc
+
+	out=$("$GHEE" mkfs -q -f "$@" 2>&1)
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		echo "$out" >&2
+		fail "ghee mkfs $* exited with $rc"
+	fi
+}
+
+# check_image IMG [MORE-DEVICES...]: btrfs check (read only) must be clean
+check_image()
+{
+	local out rc
+
+	out=$(btrfs check --readonly "$1" 2>&1)
+	rc=$?
+	if [ $rc -ne 0 ] || echo "$out" | grep -qE '^(ERROR|WARNING|error|warning)|errors found'; then
+		echo "$out" >&2
+		fail "btrfs check of $1 is not clean (exit $rc)"
+	fi
+}
+
+# attach_devices IMG...: loop devices for multi-device images, so the
+# kernel and btrfs check find every member; prints the first one.  They are
+# detached at exit.
+attach_devices()
+{
+	local img dev first=
+
+	need_loop
+	for img in "$@"; do
+		dev=$(losetup --find --show "$img") || fail "losetup $img failed"
+		at_exit "losetup -d '$dev' 2>/dev/null"
+		[ -z "$first" ] && first=$dev
+		LOOP_DEVS+=("$dev")
+	done
+	btrfs device scan "${LOOP_DEVS[@]}" >/dev/null 2>&1
+	echo "$first"
+}
+
+# detach_devices: undo attach_devices (before the images are rewritten)
+detach_devices()
+{
+	local dev
+
+	for dev in "${LOOP_DEVS[@]}"; do
+		btrfs device scan --forget "$dev" >/dev/null 2>&1
+		losetup -d "$dev" 2>/dev/null
+	done
+	LOOP_DEVS=()
+}
+LOOP_DEVS=()
+
+# dump_masked DEV: progs' dump-tree with addresses, UUIDs, times masked
+dump_masked()
+{
+	btrfs inspect-internal dump-tree "$1" 2>&1 | sed -E -f "$MASK_SED"
+}
+
+# tree_shape DEV: "TREE KEY_TYPE itemsize" per item, sorted and counted:
+# which trees hold which kinds of items
+tree_shape()
+{
+	btrfs inspect-internal dump-tree "$1" 2>/dev/null | awk '
+		/^[a-z][a-z ]* tree( key|$)/ {
+			tree = $0
+			sub(/ key .*/, "", tree)
+			sub(/ tree$/, "", tree)
+			gsub(/ /, "_", tree)
+		}
+		/^\titem [0-9]+ key / {
+			t = $6
+			for (i = 1; i <= NF; i++)
+				if ($i == "itemsize") size = $(i + 1)
+			print tree, t, size
+		}' | sort | uniq -c
+}
+
+# workload MNT: what a new filesystem must take: copy a tree of files,
+# write 100 MB and fsync it, delete half, a subvolume and a snapshot,
+# scrub and a full balance
+workload()
+{
+	local mnt=$1 f i=0
+
+	mkdir -p "$mnt/tree" || return 1
+	cp -a "$TOP/kernel-shared" "$TOP/cmds" "$TOP/tests/images" "$mnt/tree/" ||
+		return 1
+	python3 - "$mnt/big" <<'PY' || return 1
+import os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+block = bytes(range(256)) * 4096
+for i in range(100):
+    os.write(fd, block[i:] + block[:i])
+os.fsync(fd)
+os.close(fd)
+PY
+	for f in $(find "$mnt/tree" -type f | sort); do
+		i=$((i + 1))
+		[ $((i % 2)) -eq 0 ] && rm -f "$f"
+	done
+	sync
+	btrfs subvolume create "$mnt/sub" >/dev/null || return 1
+	cp -a "$mnt/tree/cmds" "$mnt/sub/" || return 1
+	btrfs subvolume snapshot "$mnt/sub" "$mnt/snap" >/dev/null || return 1
+	btrfs subvolume snapshot -r "$mnt" "$mnt/snap-ro" >/dev/null || return 1
+	sync
+	btrfs scrub start -B "$mnt" >/dev/null || return 1
+	btrfs balance start --full-balance "$mnt" >/dev/null || return 1
+	cmp -s "$mnt/sub/cmds/main.c" "$mnt/snap/cmds/main.c" || return 1
+	[ "$(stat -c %s "$mnt/big")" = 104857600 ] || return 1
+}
+
+# mount_workload_check IMG|DEV [MORE...]: mount read-write, run the
+# workload, unmount, check again
+mount_workload_check()
+{
+	local mnt=$TEST_TMP/mnt dev=$1
+
+	need_kernel_btrfs
+	mkdir -p "$mnt"
+	if [ -b "$dev" ]; then
+		mount "$dev" "$mnt" || fail "mount $dev failed"
+	else
+		mount -o loop "$dev" "$mnt" || fail "mount $dev failed"
+	fi
+	if ! workload "$mnt"; then
+		umount "$mnt"
+		fail "workload on $dev failed"
+	fi
+	umount "$mnt" || fail "umount $dev failed"
+	check_image "$dev"
+}
+
+# compare_dump_tree DEV: ghee's dump-tree must print what progs' prints
+compare_dump_tree()
+{
+	"$GHEE" dump-tree "$1" > "$TEST_TMP/ghee.dump" 2>&1 ||
+		fail "ghee dump-tree $1 failed"
+	btrfs inspect-internal dump-tree "$1" > "$TEST_TMP/progs.dump" 2>&1 ||
+		fail "btrfs dump-tree $1 failed"
+	compare_outputs "$TEST_TMP/progs.dump" "$TEST_TMP/ghee.dump" ||
+		fail "ghee dump-tree differs from btrfs-progs on $1"
+}
