@@ -129,7 +129,16 @@ demo()
 	./ghee dump-tree examples/demo.img
 }
 
-[ $do_deps = 1 ] && install_deps
-[ $do_build = 1 ] && build && link_binary
-[ $do_demo = 1 ] && demo
+# plain if statements: set -e does not apply inside a function called from
+# the left of && or ||
+if [ $do_deps = 1 ]; then
+	install_deps
+fi
+if [ $do_build = 1 ]; then
+	build
+	link_binary
+fi
+if [ $do_demo = 1 ]; then
+	demo
+fi
 exit 0

@@ -15,6 +15,8 @@ struct ghee_command {
 
 int cmd_dump_super(int argc, char **argv);
 int cmd_dump_tree(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_mkfs(int argc, char **argv);
 
 /* "ghee" program name and version for messages and the first output line */
 extern const char ghee_version_string[];

@@ -21,6 +21,7 @@
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/print-tree.h"
+#include "json-writer.h"
 
 #define OUT_BUFFER_SIZE (1U << 20)
 
@@ -40,6 +41,7 @@ struct dump_tree_opts {
 	const char **paths;	/* the devices given, then those found by scanning */
 	int nr_paths;
 	int nr_given;
+	unsigned int reported_errors;	/* errors the engine and printers reported */
 };
 
 /* what the walk over the trees needs */
@@ -49,6 +51,8 @@ struct dump_ctx {
 	struct btrfs_printer p;
 	struct extent_buffer *log_root;	/* the log root tree, if any */
 	int errors;
+	struct json_writer jw;
+	bool json_list_open;	/* "trees" or "blocks" */
 };
 
 static void usage(FILE *out)
@@ -80,7 +84,10 @@ static void usage(FILE *out)
 static void report_to_stderr(void *ctx, enum btrfs_report_level level,
 			     const char *msg)
 {
-	(void)ctx;
+	unsigned int *nr_errors = ctx;
+
+	if (level == BTRFS_REPORT_ERROR && nr_errors)
+		(*nr_errors)++;
 	fflush(stdout);
 	fprintf(stderr, "%s%s\n", level == BTRFS_REPORT_ERROR ? "ERROR: " :
 		level == BTRFS_REPORT_WARNING ? "WARNING: " : "", msg);
@@ -335,28 +342,6 @@ static int parse_options(int argc, char **argv, struct dump_tree_opts *o)
 	return 0;
 }
 
-/* ---- JSON document (temporary stubs) ---- */
-
-static struct json_writer *dump_json_begin(FILE *out)
-{
-	(void)out;
-	dump_tree_error("--format json is not implemented yet");
-	return NULL;
-}
-
-static void dump_json_end(struct json_writer *j) { (void)j; }
-static void dump_json_begin_tree(struct json_writer *j, const char *name, u64 objectid,
-				 const struct btrfs_disk_key *key)
-{ (void)j; (void)name; (void)objectid; (void)key; }
-static void dump_json_end_tree(struct json_writer *j) { (void)j; }
-static void dump_json_root_line(struct json_writer *j, const char *name, u64 objectid,
-				const struct btrfs_disk_key *key, const struct extent_buffer *eb)
-{ (void)j; (void)name; (void)objectid; (void)key; (void)eb; }
-static void dump_json_backup_roots(struct json_writer *j, const struct btrfs_super_block *sb)
-{ (void)j; (void)sb; }
-static void dump_json_totals(struct json_writer *j, const struct btrfs_super_block *sb)
-{ (void)j; (void)sb; }
-
 /* ---- opening ---- */
 
 static bool read_super(const char *path, struct btrfs_super_block *sb)
@@ -465,9 +450,11 @@ static struct btrfs_fs_info *open_fs(struct dump_tree_opts *o)
 	if (o->nr_blocks)
 		args.flags |= OPEN_CTREE_CHUNK_ONLY;
 	args.reporter.report = report_to_stderr;
+	args.reporter.ctx = &o->reported_errors;
 	fs_info = open_ctree(&args, &err);
+	/* the engine has said why */
 	if (!fs_info)
-		dump_tree_error("unable to open %s: %s", o->paths[0], strerror(-err));
+		dump_tree_error("unable to open %s", o->paths[0]);
 	return fs_info;
 }
 
@@ -493,24 +480,84 @@ static struct extent_buffer *read_log_root(struct dump_ctx *d)
 	return eb;
 }
 
+/* ---- the JSON document (ghee-dump-tree(8) describes it) ---- */
+
+static bool json_mode(const struct dump_ctx *d)
+{
+	return d->o->format == BTRFS_PRINT_FORMAT_JSON;
+}
+
+static void json_doc_begin(struct dump_ctx *d)
+{
+	struct json_writer *w = &d->jw;
+	struct btrfs_fs_info *fs_info = d->fs_info;
+	int i;
+
+	json_writer_init(w, stdout, JSON_WRITER_PRETTY);
+	d->p.json = w;
+	json_object_begin(w);
+	json_kv_string(w, "ghee_version", PACKAGE_VERSION);
+	json_kv_array_begin(w, "missing_devices");
+	for (i = 0; i < fs_info->num_devices; i++)
+		if (fs_info->devices[i].fd < 0)
+			json_u64(w, fs_info->devices[i].devid);
+	json_array_end(w);
+	json_kv_array_begin(w, d->o->nr_blocks ? "blocks" : "trees");
+	d->json_list_open = true;
+}
+
+static void json_list_close(struct dump_ctx *d)
+{
+	if (!d->json_list_open)
+		return;
+	json_array_end(&d->jw);
+	d->json_list_open = false;
+}
+
+static int json_doc_end(struct dump_ctx *d)
+{
+	int ret;
+
+	json_list_close(d);
+	json_object_end(&d->jw);
+	ret = json_writer_finish(&d->jw);
+	if (ret)
+		dump_tree_error("cannot write the JSON document: %s", strerror(-ret));
+	return ret;
+}
+
+static void json_tree_begin(struct dump_ctx *d, const char *name, u64 objectid,
+			    const struct btrfs_disk_key *key)
+{
+	struct json_writer *w = &d->jw;
+
+	json_object_begin(w);
+	json_kv_string(w, "name", name);
+	json_kv_u64(w, "objectid", objectid);
+	if (key)
+		btrfs_json_key(w, "key", key);
+}
+
 /* ---- output pieces that differ between text and JSON ---- */
 
 /* "root tree", "chunk tree", "log root tree", "block group tree" */
 static void begin_named_tree(struct dump_ctx *d, const char *name, u64 objectid)
 {
-	if (d->o->format == BTRFS_PRINT_FORMAT_JSON)
-		dump_json_begin_tree(d->p.json, name, objectid, NULL);
-	else
+	if (json_mode(d)) {
+		json_tree_begin(d, name, objectid, NULL);
+		json_kv_array_begin(&d->jw, "blocks");
+	} else {
 		printf("%s tree\n", name);
+	}
 }
 
 /* "<name> tree key (...) " followed by the tree */
 static void begin_keyed_tree(struct dump_ctx *d, const char *name,
 			     const struct btrfs_disk_key *key)
 {
-	if (d->o->format == BTRFS_PRINT_FORMAT_JSON) {
-		dump_json_begin_tree(d->p.json, name,
-				     btrfs_disk_key_objectid(key), key);
+	if (json_mode(d)) {
+		json_tree_begin(d, name, btrfs_disk_key_objectid(key), key);
+		json_kv_array_begin(&d->jw, "blocks");
 		return;
 	}
 	printf("%s tree ", name);
@@ -521,15 +568,27 @@ static void begin_keyed_tree(struct dump_ctx *d, const char *name,
 
 static void end_tree(struct dump_ctx *d)
 {
-	if (d->o->format == BTRFS_PRINT_FORMAT_JSON)
-		dump_json_end_tree(d->p.json);
+	if (json_mode(d)) {
+		json_array_end(&d->jw);
+		json_object_end(&d->jw);
+	}
+}
+
+static void json_root_line(struct dump_ctx *d, const char *name, u64 objectid,
+			   const struct btrfs_disk_key *key,
+			   const struct extent_buffer *eb)
+{
+	json_tree_begin(d, name, objectid, key);
+	json_kv_u64(&d->jw, "bytenr", eb->start);
+	json_kv_u64(&d->jw, "level", btrfs_eb_level(eb));
+	json_object_end(&d->jw);
 }
 
 static void print_named_root(struct dump_ctx *d, const char *name, u64 objectid,
 			     const struct extent_buffer *eb)
 {
-	if (d->o->format == BTRFS_PRINT_FORMAT_JSON)
-		dump_json_root_line(d->p.json, name, objectid, NULL, eb);
+	if (json_mode(d))
+		json_root_line(d, name, objectid, NULL, eb);
 	else
 		printf("%s tree: %llu level %d\n", name,
 		       (unsigned long long)eb->start, btrfs_eb_level(eb));
@@ -539,9 +598,8 @@ static void print_keyed_root(struct dump_ctx *d, const char *name,
 			     const struct btrfs_disk_key *key,
 			     const struct extent_buffer *eb)
 {
-	if (d->o->format == BTRFS_PRINT_FORMAT_JSON) {
-		dump_json_root_line(d->p.json, name, btrfs_disk_key_objectid(key),
-				    key, eb);
+	if (json_mode(d)) {
+		json_root_line(d, name, btrfs_disk_key_objectid(key), key, eb);
 		return;
 	}
 	printf("%s tree ", name);
@@ -770,14 +828,56 @@ static bool dump_special_tree(struct dump_ctx *d, u64 tree_id)
 	return true;
 }
 
+static void json_backup_root(struct json_writer *w, const char *name, u64 gen,
+			     u64 bytenr)
+{
+	json_kv_object_begin(w, name);
+	json_kv_u64(w, "generation", gen);
+	json_kv_u64(w, "bytenr", bytenr);
+	json_object_end(w);
+}
+
+static void json_backup_roots(struct dump_ctx *d, const struct btrfs_super_block *sb)
+{
+	bool v2 = btrfs_super_incompat_flags(sb) & BTRFS_FEATURE_INCOMPAT_EXTENT_TREE_V2;
+	struct json_writer *w = &d->jw;
+	int i;
+
+	json_kv_array_begin(w, "backup_roots");
+	for (i = 0; i < BTRFS_NUM_BACKUP_ROOTS; i++) {
+		const struct btrfs_root_backup *b = &sb->super_roots[i];
+
+		json_object_begin(w);
+		json_kv_u64(w, "slot", i);
+		json_backup_root(w, "tree_root", btrfs_backup_tree_root_gen(b),
+				 btrfs_backup_tree_root(b));
+		json_backup_root(w, v2 ? "block_group_root" : "extent_root",
+				 btrfs_backup_extent_root_gen(b),
+				 btrfs_backup_extent_root(b));
+		json_backup_root(w, "chunk_root", btrfs_backup_chunk_root_gen(b),
+				 btrfs_backup_chunk_root(b));
+		json_backup_root(w, "dev_root", btrfs_backup_dev_root_gen(b),
+				 btrfs_backup_dev_root(b));
+		json_backup_root(w, "csum_root", btrfs_backup_csum_root_gen(b),
+				 btrfs_backup_csum_root(b));
+		json_backup_root(w, "fs_root", btrfs_backup_fs_root_gen(b),
+				 btrfs_backup_fs_root(b));
+		json_kv_u64(w, "bytes_used", btrfs_backup_bytes_used(b));
+		json_kv_u64(w, "total_bytes", btrfs_backup_total_bytes(b));
+		json_kv_u64(w, "num_devices", btrfs_backup_num_devices(b));
+		json_object_end(w);
+	}
+	json_array_end(w);
+}
+
 static void print_backup_roots(struct dump_ctx *d)
 {
 	const struct btrfs_super_block *sb = &d->fs_info->super_copy;
 	bool v2 = btrfs_super_incompat_flags(sb) & BTRFS_FEATURE_INCOMPAT_EXTENT_TREE_V2;
 	int i;
 
-	if (d->o->format == BTRFS_PRINT_FORMAT_JSON) {
-		dump_json_backup_roots(d->p.json, sb);
+	if (json_mode(d)) {
+		json_backup_roots(d, sb);
 		return;
 	}
 	for (i = 0; i < BTRFS_NUM_BACKUP_ROOTS; i++) {
@@ -815,8 +915,11 @@ static void print_totals(struct dump_ctx *d)
 	const struct btrfs_super_block *sb = &d->fs_info->super_copy;
 	char uuid[BTRFS_UUID_UNPARSED_SIZE];
 
-	if (d->o->format == BTRFS_PRINT_FORMAT_JSON) {
-		dump_json_totals(d->p.json, sb);
+	if (json_mode(d)) {
+		json_kv_u64(&d->jw, "total_bytes", btrfs_super_total_bytes(sb));
+		json_kv_u64(&d->jw, "bytes_used", btrfs_super_bytes_used(sb));
+		btrfs_format_uuid(sb->fsid, uuid);
+		json_kv_string(&d->jw, "uuid", uuid);
 		return;
 	}
 	btrfs_format_uuid(sb->fsid, uuid);
@@ -851,6 +954,8 @@ static void dump_trees(struct dump_ctx *d)
 		log.fs_info = fs_info;
 		dump_root_items(d, &log);
 	}
+	if (json_mode(d))
+		json_list_close(d);
 	if (o->extent_only || o->device_only || o->uuid_only)
 		return;
 	if (o->root_backups)
@@ -886,10 +991,7 @@ static void dump_blocks(struct dump_ctx *d)
 			d->errors++;
 			continue;
 		}
-		if (o->format == BTRFS_PRINT_FORMAT_JSON)
-			dump_json_begin_tree(d->p.json, NULL, btrfs_eb_owner(eb), NULL);
 		btrfs_print_tree(&d->p, eb);
-		end_tree(d);
 		free_extent_buffer(eb);
 	}
 }
@@ -903,11 +1005,8 @@ static int dump(struct btrfs_fs_info *fs_info, struct dump_tree_opts *o)
 	d.fs_info = fs_info;
 	btrfs_printer_init(&d.p, stdout, fs_info, o->mode | o->traverse);
 	d.p.format = o->format;
-	if (o->format == BTRFS_PRINT_FORMAT_JSON) {
-		d.p.json = dump_json_begin(stdout);
-		if (!d.p.json)
-			return GHEE_EXIT_FAILURE;
-	}
+	if (json_mode(&d))
+		json_doc_begin(&d);
 	if (o->nr_blocks) {
 		dump_blocks(&d);
 	} else {
@@ -915,10 +1014,10 @@ static int dump(struct btrfs_fs_info *fs_info, struct dump_tree_opts *o)
 		dump_trees(&d);
 		free_extent_buffer(d.log_root);
 	}
-	if (o->format == BTRFS_PRINT_FORMAT_JSON)
-		dump_json_end(d.p.json);
-	/* progs exits 0 after read errors in a tree; only -b failures count */
-	if (o->nr_blocks && d.errors)
+	if (json_mode(&d) && json_doc_end(&d))
+		d.errors++;
+	/* unlike progs, say when something could not be read or printed */
+	if (d.errors || d.p.read_errors || o->reported_errors)
 		return GHEE_EXIT_FAILURE;
 	return GHEE_EXIT_OK;
 }

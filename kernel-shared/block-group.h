@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Block groups in memory: one per chunk, with its `used` counter, its
- * in-memory free space (free-space-cache.h) and the flags telling commit
+ * in-memory free space and the flags telling commit
  * what to write (the block group item, the free space tree entries).
  * Block group items live in the extent tree, or in the block group tree
  * when that feature is on.
@@ -14,7 +14,7 @@
 #include "disk-io.h"
 
 struct btrfs_trans_handle;
-struct btrfs_free_space_ctl;
+struct btrfs_bg_free;
 
 struct btrfs_block_group {
 	u64 start;
@@ -28,7 +28,7 @@ struct btrfs_block_group {
 	bool fst_dirty;		/* free space tree entries must be rewritten */
 	bool v1_dirty;		/* v1 space cache must be rewritten */
 	bool readonly;		/* never allocate from it */
-	struct btrfs_free_space_ctl *free_space;
+	struct btrfs_bg_free *free;	/* allocatable space (block-group.c) */
 };
 
 /* load every block group item and compute its free space (extent tree scan) */
@@ -67,14 +67,30 @@ void btrfs_block_group_sub_used(struct btrfs_fs_info *fs_info,
  * Returns -ENOSPC when no block group of that type has room.
  */
 int btrfs_find_free_extent(struct btrfs_fs_info *fs_info, u64 type,
-			   u64 num_bytes, u64 *start_ret);
+			   u64 num_bytes, u64 align, u64 *start_ret);
 
 /* give [start, start+len) back to the free space of its block group */
 int btrfs_add_free_range(struct btrfs_fs_info *fs_info, u64 start, u64 len);
 
-/* superblock copies that fall inside a chunk, as logical ranges */
-int btrfs_rmap_super_stripes(struct btrfs_fs_info *fs_info, u64 chunk_start,
-			     u64 **logical, int *nr, u64 *stripe_len);
+/*
+ * Logical ranges of @bg that hold superblock copies (never allocated);
+ * returns how many (at most @max) were stored in @starts/@lens.
+ */
+int btrfs_super_stripe_ranges(struct btrfs_fs_info *fs_info,
+			      const struct btrfs_block_group *bg,
+			      u64 *starts, u64 *lens, int max);
+
+/* free bytes of a block group's in-memory free space */
+u64 btrfs_block_group_free_bytes(const struct btrfs_block_group *bg);
+/*
+ * Walk the allocatable free ranges of @bg in address order: @pos starts
+ * at 0; returns 0 with the next range, 1 at the end.
+ */
+int btrfs_block_group_next_free(const struct btrfs_block_group *bg, u64 *pos,
+				u64 *start, u64 *len);
+
+/* sum of `used` over all block groups: the superblock's bytes_used */
+u64 btrfs_total_used_bytes(const struct btrfs_fs_info *fs_info);
 
 /* the tree that holds block group items */
 struct btrfs_root *btrfs_block_group_root(struct btrfs_fs_info *fs_info);

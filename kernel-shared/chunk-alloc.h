@@ -13,6 +13,7 @@
 
 #include "format.h"
 #include "disk-io.h"
+#include "volumes.h"
 
 struct btrfs_trans_handle;
 
@@ -44,9 +45,21 @@ int btrfs_alloc_chunk_nolock(struct btrfs_fs_info *fs_info,
 			     const struct btrfs_chunk_request *req,
 			     u64 *start_ret, u64 *length_ret);
 
-/* insert chunk items, device extents, device items for pending chunks */
+/* insert chunk items and device extents of pending chunks */
 int btrfs_finish_pending_chunks(struct btrfs_trans_handle *trans);
 bool btrfs_have_pending_chunks(const struct btrfs_fs_info *fs_info);
+void btrfs_free_pending_chunks(struct btrfs_fs_info *fs_info);
+
+/* write the device items whose bytes_used changed, or that are new */
+int btrfs_update_device_items(struct btrfs_trans_handle *trans);
+bool btrfs_device_items_dirty(const struct btrfs_fs_info *fs_info);
+
+/* the chunk item of a mapped chunk (btrfs_chunk_item_size(num_stripes) bytes) */
+void btrfs_fill_chunk_item(const struct btrfs_fs_info *fs_info,
+			   const struct map_lookup *ml, struct btrfs_chunk *chunk);
+
+/* the superblock's sys_chunk_array from the system chunks of the chunk map */
+int btrfs_rebuild_sys_array(struct btrfs_fs_info *fs_info);
 
 /*
  * Default stripe size for a new chunk of @type on this filesystem, the

@@ -11,7 +11,7 @@
 bool btrfs_csum_type_valid(u16 type);
 /* digest size in bytes (4, 8, 32, 32); 0 for an unknown type */
 u32 btrfs_csum_type_size(u16 type);
-/* "crc32c", "xxhash64", "sha256", "blake2b"; "INVALID" for an unknown type */
+/* names as btrfs-progs prints them: "crc32c", "xxhash64", "sha256", "blake2"; "INVALID" for an unknown type */
 const char *btrfs_csum_type_name(u16 type);
 /*
  * Digest of @len bytes at @data into @out (BTRFS_CSUM_SIZE bytes, the

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include "ctree.h"
+#include "ctree-internal.h"
 
 void btrfs_release_path(struct btrfs_path *p)
 {
@@ -38,8 +39,8 @@ static void drop_levels_below(struct btrfs_path *p, int level)
  * Binary search of @key in a leaf or node.  Returns 0 and the slot of an
  * exact match, or 1 and the slot where the key would be inserted.
  */
-static int bin_search(const struct extent_buffer *eb, const struct btrfs_key *key,
-		      int *slot)
+int btrfs_bin_search(const struct extent_buffer *eb, const struct btrfs_key *key,
+		     int *slot)
 {
 	int lo = 0, hi = btrfs_eb_nritems(eb);
 	bool leaf = btrfs_eb_level(eb) == 0;
@@ -93,9 +94,9 @@ int btrfs_search_slot(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 	struct extent_buffer *eb;
 	int ret, level, slot;
 
-	(void)trans;
+	if (trans && cow)
+		return btrfs_search_slot_cow(trans, root, key, path, ins_len);
 	(void)ins_len;
-	(void)cow;
 	if (!root->node)
 		return -EIO;
 	eb = extent_buffer_get(root->node);
@@ -103,7 +104,7 @@ int btrfs_search_slot(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 		level = btrfs_eb_level(eb);
 		free_extent_buffer(path->nodes[level]);
 		path->nodes[level] = eb;
-		ret = bin_search(eb, key, &slot);
+		ret = btrfs_bin_search(eb, key, &slot);
 		if (level == 0) {
 			path->slots[0] = slot;
 			return ret;

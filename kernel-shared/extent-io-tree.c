@@ -202,8 +202,13 @@ static struct extent_state *fill_gap(struct extent_io_tree *tree, u64 cur,
 	if (!tree->premerge_disabled) {
 		prev = next ? prev_state(next) : to_state(rb_last(&tree->root));
 		if (prev && prev->end + 1 == cur && prev->bits == bits) {
+			/* prev was merged already: only @next can join now */
 			prev->end = gap_end;
-			return merge_state(tree, prev);
+			if (next && mergeable(prev, next)) {
+				prev->end = next->end;
+				unlink_state(tree, next);
+			}
+			return prev;
 		}
 		if (next && next->start == gap_end + 1 && next->bits == bits) {
 			next->start = cur;

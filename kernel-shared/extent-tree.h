@@ -77,6 +77,12 @@ int btrfs_lookup_extent_info(struct btrfs_fs_info *fs_info, u64 bytenr,
  */
 void btrfs_unpin_extents(struct btrfs_fs_info *fs_info);
 
+/* key offset / inline order of an EXTENT_DATA_REF for (root, inode, offset) */
+u64 btrfs_extent_data_ref_hash(u64 root, u64 owner, u64 offset);
+
+/* drop every queued ref (abort, teardown) */
+void btrfs_destroy_delayed_refs(struct btrfs_fs_info *fs_info);
+
 /* the extent tree's root: the one that holds extent items */
 struct btrfs_root *btrfs_extent_root(struct btrfs_fs_info *fs_info);
 

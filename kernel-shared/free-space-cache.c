@@ -28,8 +28,8 @@ static inline u64 word_mask(u32 off, u32 cnt)
 }
 
 /*
- * Apply @op to bits [bit, bit + n): 0 clear, 1 set, 2 "all set?",
- * 3 "any set?".  The queries return their answer, the updates true.
+ * Apply @op to bits [bit, bit + n) a word at a time.  The queries
+ * (all set? any set?) return their answer, the updates true.
  */
 enum bits_op { BITS_CLEAR, BITS_SET, BITS_ALL_SET, BITS_ANY_SET };
 
@@ -171,7 +171,25 @@ static void free_entry(struct btrfs_free_space *e)
 	free(e);
 }
 
-static void recalc_thresholds(struct btrfs_free_space_ctl *ctl);
+/*
+ * Extents can be counted on while they fit the budget: a fixed number of
+ * bytes per GiB of block group, less what the bitmaps (and room for one
+ * more) take, and never more than half of it.
+ */
+static void recalc_thresholds(struct btrfs_free_space_ctl *ctl)
+{
+	u64 gib = ctl->len / SZ_1G ? ctl->len / SZ_1G : 1;
+	u64 budget = FREE_SPACE_BUDGET_PER_GIB * gib;
+	u64 bitmap_bytes = (u64)(ctl->total_bitmaps + 1) * BTRFS_FREE_SPACE_BITMAP_BYTES;
+	u64 extent_bytes;
+
+	if (ctl->fixed_thresh)
+		return;
+	extent_bytes = bitmap_bytes < budget ? budget - bitmap_bytes : 0;
+	if (extent_bytes > budget / 2)
+		extent_bytes = budget / 2;
+	ctl->extents_thresh = (int)(extent_bytes / sizeof(struct btrfs_free_space));
+}
 
 /* take @e out of both trees and free it */
 static void drop_entry(struct btrfs_free_space_ctl *ctl, struct btrfs_free_space *e)
@@ -204,13 +222,18 @@ static void entry_resized(struct btrfs_free_space_ctl *ctl, struct btrfs_free_sp
 		ctl->nr_relinks++;
 		return;
 	}
-	prev = bytes_entry(rb_prev(&e->bytes_index));
+	/* shrinking (allocation, the hot path) can only pass the next one */
 	next = bytes_entry(rb_next(&e->bytes_index));
-	if ((prev && !size_before(prev, e)) || (next && !size_before(e, next))) {
-		rb_erase(&e->bytes_index, &ctl->free_space_bytes);
-		link_bytes(ctl, e);
-		ctl->nr_relinks++;
-	}
+	if (next && !size_before(e, next))
+		goto relink;
+	prev = bytes_entry(rb_prev(&e->bytes_index));
+	if (prev && !size_before(prev, e))
+		goto relink;
+	return;
+relink:
+	rb_erase(&e->bytes_index, &ctl->free_space_bytes);
+	link_bytes(ctl, e);
+	ctl->nr_relinks++;
 }
 
 static struct btrfs_free_space *alloc_entry(struct btrfs_free_space_ctl *ctl,
@@ -259,26 +282,6 @@ static struct btrfs_free_space *find_bitmap(const struct btrfs_free_space_ctl *c
 	if (e && e->bitmap && e->offset == window_start(ctl, pos))
 		return e;
 	return NULL;
-}
-
-/*
- * Extents can be counted on while they fit the budget: a fixed number of
- * bytes per GiB of block group, less what the bitmaps (and room for one
- * more) take, and never more than half of it.
- */
-static void recalc_thresholds(struct btrfs_free_space_ctl *ctl)
-{
-	u64 gib = ctl->len / SZ_1G ? ctl->len / SZ_1G : 1;
-	u64 budget = FREE_SPACE_BUDGET_PER_GIB * gib;
-	u64 bitmap_bytes = (u64)(ctl->total_bitmaps + 1) * BTRFS_FREE_SPACE_BITMAP_BYTES;
-	u64 extent_bytes;
-
-	if (ctl->fixed_thresh)
-		return;
-	extent_bytes = bitmap_bytes < budget ? budget - bitmap_bytes : 0;
-	if (extent_bytes > budget / 2)
-		extent_bytes = budget / 2;
-	ctl->extents_thresh = (int)(extent_bytes / sizeof(struct btrfs_free_space));
 }
 
 int free_space_ctl_init(struct btrfs_free_space_ctl *ctl, u64 bg_start,
@@ -754,7 +757,7 @@ int btrfs_find_space_for_alloc(struct btrfs_free_space_ctl *ctl, u64 hint,
 	largest = bytes_entry(rb_first(&ctl->free_space_bytes));
 	if (!largest || largest->bytes < bytes)
 		return -ENOSPC;
-	if (hint > ctl->start && hint - ctl->start < ctl->len)
+	if (hint >= ctl->start && hint - ctl->start < ctl->len)
 		e = search_from_hint(ctl, hint, bytes, align, &pos);
 	if (!e)
 		e = search_by_size(ctl, bytes, align, &pos);

@@ -91,11 +91,14 @@ int remove_free_space(struct btrfs_free_space_ctl *ctl, u64 offset, u64 bytes);
  * sector size; else a multiple of it), take it out of the free space and
  * return its start in @ret_offset.
  *
- * A @hint inside the block group asks for the lowest fit at or after
- * @hint; without one, or when nothing fits there, the space comes from
- * the largest entry that fits.  A fit must lie inside one entry.
- * -EINVAL, -ENOSPC or -ENOMEM; on error nothing changed.
+ * A @hint inside the block group (its start included) asks for the
+ * lowest fit at or after @hint, first-fit in address order.  A hint
+ * outside the block group (BTRFS_FREE_SPACE_NO_HINT), or nothing fitting
+ * after the hint, takes the space from the largest entry that fits.  A
+ * fit must lie inside one entry.  -EINVAL, -ENOSPC or -ENOMEM; on error
+ * nothing changed.
  */
+#define BTRFS_FREE_SPACE_NO_HINT	((u64)-1)
 int btrfs_find_space_for_alloc(struct btrfs_free_space_ctl *ctl, u64 hint,
 			       u64 bytes, u64 align, u64 *ret_offset);
 

@@ -8,13 +8,59 @@
 
 #include <stdio.h>
 #include <stdbool.h>
+#include <string.h>
 #include "format.h"
 #include "print-tree.h"
 
 struct extent_buffer;
 
-/* decimal without printf */
-void out_u64(FILE *out, u64 v);
+/*
+ * Output through the printer's buffer.  pr_fmt() knows the printf
+ * conversions the printers use (see print-tree.c), not all of them.
+ */
+void pr_flush(struct btrfs_printer *p);
+void pr_mem_slow(struct btrfs_printer *p, const void *s, size_t n);
+void pr_u64(struct btrfs_printer *p, u64 v);
+void pr_key(struct btrfs_printer *p, const struct btrfs_disk_key *key);
+void pr_objectid(struct btrfs_printer *p, u64 objectid, u8 type);
+__attribute__((format(printf, 2, 3)))
+void pr_fmt(struct btrfs_printer *p, const char *fmt, ...);
+/* flushes first, so that the report follows what was printed */
+__attribute__((format(printf, 3, 4)))
+void pr_report(struct btrfs_printer *p, enum btrfs_report_level level,
+	       const char *fmt, ...);
+
+static inline void pr_mem(struct btrfs_printer *p, const void *s, size_t n)
+{
+	if (p->len + n > sizeof(p->buf)) {
+		pr_mem_slow(p, s, n);
+		return;
+	}
+	/* most pieces are a few bytes: not worth a call to memcpy */
+	if (n <= 16) {
+		const char *src = s;
+		char *dst = p->buf + p->len;
+		size_t i;
+
+		for (i = 0; i < n; i++)
+			dst[i] = src[i];
+	} else {
+		memcpy(p->buf + p->len, s, n);
+	}
+	p->len += n;
+}
+
+static inline void pr_str(struct btrfs_printer *p, const char *s)
+{
+	pr_mem(p, s, strlen(s));
+}
+
+static inline void pr_char(struct btrfs_printer *p, char c)
+{
+	if (p->len == sizeof(p->buf))
+		pr_flush(p);
+	p->buf[p->len++] = c;
+}
 
 /* "single", "DUP", "RAID1", ...; NULL for a value that is not one profile */
 const char *btrfs_profile_name(u64 profile);

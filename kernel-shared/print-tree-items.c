@@ -13,7 +13,6 @@
 /* everything an item printer needs */
 struct item_ctx {
 	struct btrfs_printer *p;
-	FILE *out;
 	const struct extent_buffer *eb;
 	int slot;
 	struct btrfs_key key;
@@ -31,19 +30,19 @@ static bool item_fits(const struct item_ctx *c, u32 need, const char *what)
 {
 	if (c->size >= need)
 		return true;
-	fprintf(c->out, "\t\tinvalid %s: item size %u, need %u\n",
+	pr_fmt(c->p, "\t\tinvalid %s: item size %u, need %u\n",
 		what, c->size, need);
 	return false;
 }
 
 /* like printf("%.*s"): stops at the first NUL */
-static void out_name(FILE *out, const u8 *name, u32 len)
+static void out_name(struct btrfs_printer *p, const u8 *name, u32 len)
 {
 	const u8 *nul = memchr(name, 0, len);
 
 	if (nul)
 		len = nul - name;
-	fwrite_unlocked(name, 1, len, out);
+	pr_mem(p, name, len);
 }
 
 static void print_timespec(struct item_ctx *c, const char *label,
@@ -51,16 +50,17 @@ static void print_timespec(struct item_ctx *c, const char *label,
 {
 	u64 sec = btrfs_timespec_sec(ts);
 
-	fprintf(c->out, "\t\t%s %llu.%u (%s)\n", label, (unsigned long long)sec,
+	pr_fmt(c->p, "\t\t%s %llu.%u (%s)\n", label, (unsigned long long)sec,
 		btrfs_timespec_nsec(ts), btrfs_format_time(c->p, sec));
 }
 
-static void print_uuid_line(FILE *out, const char *label, const u8 *uuid)
+static void print_uuid_line(struct btrfs_printer *p, const char *label,
+			    const u8 *uuid)
 {
 	char buf[BTRFS_UUID_UNPARSED_SIZE];
 
 	btrfs_format_uuid(uuid, buf);
-	fprintf(out, "\t\t%s %s\n", label, buf);
+	pr_fmt(p, "\t\t%s %s\n", label, buf);
 }
 
 /* ---- flag words ---- */
@@ -246,7 +246,7 @@ static void print_inode_item(struct item_ctx *c)
 	if (!item_fits(c, sizeof(*ii), "inode item"))
 		return;
 	btrfs_inode_flags_to_str(btrfs_inode_flags(ii), flags, sizeof(flags));
-	fprintf(c->out,
+	pr_fmt(c->p,
 		"\t\tgeneration %llu transid %llu size %llu nbytes %llu\n"
 		"\t\tblock group %llu mode %o links %u uid %u gid %u rdev %llu\n"
 		"\t\tsequence %llu flags 0x%llx(%s)\n",
@@ -275,22 +275,22 @@ static u32 shown_len(u32 len)
 static void print_entry_name(struct item_ctx *c, const struct name_entry *e,
 			     const char *prefix)
 {
-	fputs(prefix, c->out);
+	pr_str(c->p, prefix);
 	if (hide_names(c)) {
-		fputs("name: HIDDEN\n", c->out);
+		pr_str(c->p, "name: HIDDEN\n");
 		return;
 	}
-	fputs("name: ", c->out);
-	out_name(c->out, e->name, shown_len(e->name_avail));
-	putc_unlocked('\n', c->out);
+	pr_str(c->p, "name: ");
+	out_name(c->p, e->name, shown_len(e->name_avail));
+	pr_char(c->p, '\n');
 	if (e->name_avail < e->name_len)
-		fprintf(c->out, "\t\tinvalid name: name_len %u but only %u bytes left in the item\n",
+		pr_fmt(c->p, "\t\tinvalid name: name_len %u but only %u bytes left in the item\n",
 			e->name_len, e->name_avail);
 }
 
 static void print_walk_short(struct item_ctx *c, u32 cur, const char *what)
 {
-	fprintf(c->out, "\t\tinvalid %s: %u bytes left at offset %u, too short for an entry\n",
+	pr_fmt(c->p, "\t\tinvalid %s: %u bytes left at offset %u, too short for an entry\n",
 		what, c->size - cur, cur);
 }
 
@@ -301,7 +301,7 @@ static void print_inode_ref(struct item_ctx *c)
 	u32 cur = 0;
 
 	while ((st = btrfs_next_inode_ref(c->ptr, c->size, &cur, &e)) == NAME_WALK_OK) {
-		fprintf(c->out, "\t\tindex %llu namelen %u ",
+		pr_fmt(c->p, "\t\tindex %llu namelen %u ",
 			(unsigned long long)e.index, e.name_len);
 		print_entry_name(c, &e, "");
 	}
@@ -316,7 +316,7 @@ static void print_inode_extref(struct item_ctx *c)
 	u32 cur = 0;
 
 	while ((st = btrfs_next_inode_extref(c->ptr, c->size, &cur, &e)) == NAME_WALK_OK) {
-		fprintf(c->out, "\t\tindex %llu parent %llu namelen %u ",
+		pr_fmt(c->p, "\t\tindex %llu parent %llu namelen %u ",
 			(unsigned long long)e.index, (unsigned long long)e.parent,
 			e.name_len);
 		print_entry_name(c, &e, "");
@@ -333,28 +333,28 @@ static void print_dir_item(struct item_ctx *c)
 	u32 cur = 0;
 
 	while ((st = btrfs_next_dir_item(c->ptr, c->size, &cur, &e)) == NAME_WALK_OK) {
-		fputs("\t\tlocation ", c->out);
-		btrfs_print_key(c->out, &e.di->location);
+		pr_str(c->p, "\t\tlocation ");
+		pr_key(c->p, &e.di->location);
 		type = btrfs_dir_type_name(btrfs_dir_type(e.di));
 		if (type)
-			fprintf(c->out, " type %s\n", type);
+			pr_fmt(c->p, " type %s\n", type);
 		else
-			fprintf(c->out, " type DIR_ITEM.%u\n", btrfs_dir_type(e.di));
-		fprintf(c->out, "\t\ttransid %llu data_len %u name_len %u\n",
+			pr_fmt(c->p, " type DIR_ITEM.%u\n", btrfs_dir_type(e.di));
+		pr_fmt(c->p, "\t\ttransid %llu data_len %u name_len %u\n",
 			(unsigned long long)btrfs_dir_transid(e.di), e.data_len,
 			e.name_len);
 		print_entry_name(c, &e, "\t\t");
 		if (!e.data_len)
 			continue;
 		if (hide_names(c)) {
-			fputs("\t\tdata HIDDEN\n", c->out);
+			pr_str(c->p, "\t\tdata HIDDEN\n");
 			continue;
 		}
-		fputs("\t\tdata ", c->out);
-		out_name(c->out, e.data, shown_len(e.data_avail));
-		putc_unlocked('\n', c->out);
+		pr_str(c->p, "\t\tdata ");
+		out_name(c->p, e.data, shown_len(e.data_avail));
+		pr_char(c->p, '\n');
 		if (e.data_avail < e.data_len)
-			fprintf(c->out, "\t\tinvalid data: data_len %u but only %u bytes left in the item\n",
+			pr_fmt(c->p, "\t\tinvalid data: data_len %u but only %u bytes left in the item\n",
 				e.data_len, e.data_avail);
 	}
 	if (st == NAME_WALK_SHORT)
@@ -365,7 +365,7 @@ static void print_dir_log(struct item_ctx *c)
 {
 	if (!item_fits(c, sizeof(struct btrfs_dir_log_item), "dir log item"))
 		return;
-	fprintf(c->out, "\t\tdir log end %llu\n",
+	pr_fmt(c->p, "\t\tdir log end %llu\n",
 		(unsigned long long)btrfs_dir_log_end((const void *)c->ptr));
 }
 
@@ -381,7 +381,7 @@ static void print_root_item(struct item_ctx *c)
 	memcpy(&ri, c->ptr, c->size < sizeof(ri) ? c->size : sizeof(ri));
 	snprintf(flags, sizeof(flags), "%s",
 		 (btrfs_root_flags(&ri) & BTRFS_ROOT_SUBVOL_RDONLY) ? "RDONLY" : "none");
-	fprintf(c->out,
+	pr_fmt(c->p,
 		"\t\tgeneration %llu root_dirid %llu bytenr %llu byte_limit %llu bytes_used %llu\n"
 		"\t\tlast_snapshot %llu flags 0x%llx(%s) refs %u\n",
 		(unsigned long long)btrfs_root_generation(&ri),
@@ -392,18 +392,18 @@ static void print_root_item(struct item_ctx *c)
 		(unsigned long long)btrfs_root_last_snapshot(&ri),
 		(unsigned long long)btrfs_root_flags(&ri), flags,
 		btrfs_root_refs(&ri));
-	fputs("\t\tdrop_progress ", c->out);
-	btrfs_print_key(c->out, &ri.drop_progress);
-	fprintf(c->out, " drop_level %u\n", btrfs_root_drop_level(&ri));
-	fprintf(c->out, "\t\tlevel %u generation_v2 %llu\n", btrfs_root_level(&ri),
+	pr_str(c->p, "\t\tdrop_progress ");
+	pr_key(c->p, &ri.drop_progress);
+	pr_fmt(c->p, " drop_level %u\n", btrfs_root_drop_level(&ri));
+	pr_fmt(c->p, "\t\tlevel %u generation_v2 %llu\n", btrfs_root_level(&ri),
 		(unsigned long long)btrfs_root_generation_v2(&ri));
 	/* the v2 fields are only meaningful when the kernel updated them */
 	if (btrfs_root_generation(&ri) != btrfs_root_generation_v2(&ri))
 		return;
-	print_uuid_line(c->out, "uuid", ri.uuid);
-	print_uuid_line(c->out, "parent_uuid", ri.parent_uuid);
-	print_uuid_line(c->out, "received_uuid", ri.received_uuid);
-	fprintf(c->out, "\t\tctransid %llu otransid %llu stransid %llu rtransid %llu\n",
+	print_uuid_line(c->p, "uuid", ri.uuid);
+	print_uuid_line(c->p, "parent_uuid", ri.parent_uuid);
+	print_uuid_line(c->p, "received_uuid", ri.received_uuid);
+	pr_fmt(c->p, "\t\tctransid %llu otransid %llu stransid %llu rtransid %llu\n",
 		(unsigned long long)btrfs_root_ctransid(&ri),
 		(unsigned long long)btrfs_root_otransid(&ri),
 		(unsigned long long)btrfs_root_stransid(&ri),
@@ -423,13 +423,13 @@ static void print_root_ref(struct item_ctx *c, const char *tag)
 		return;
 	len = btrfs_root_ref_name_len(ref);
 	avail = c->size - sizeof(*ref);
-	fprintf(c->out, "\t\troot %s key dirid %llu sequence %llu name ", tag,
+	pr_fmt(c->p, "\t\troot %s key dirid %llu sequence %llu name ", tag,
 		(unsigned long long)btrfs_root_ref_dirid(ref),
 		(unsigned long long)btrfs_root_ref_sequence(ref));
-	out_name(c->out, c->ptr + sizeof(*ref), len < avail ? len : avail);
-	putc_unlocked('\n', c->out);
+	out_name(c->p, c->ptr + sizeof(*ref), len < avail ? len : avail);
+	pr_char(c->p, '\n');
 	if (avail < len)
-		fprintf(c->out, "\t\tinvalid name: name_len %u but only %u bytes left in the item\n",
+		pr_fmt(c->p, "\t\tinvalid name: name_len %u but only %u bytes left in the item\n",
 			len, avail);
 }
 
@@ -464,28 +464,28 @@ enum inline_ref_status btrfs_next_inline_ref(const u8 *item, u32 size, u32 *cur,
 
 static void print_inline_ref(struct item_ctx *c, const struct inline_ref *ref)
 {
-	FILE *out = c->out;
+	struct btrfs_printer *p = c->p;
 
 	switch (ref->type) {
 	case BTRFS_TREE_BLOCK_REF_KEY:
-		fputs("\t\ttree block backref root ", out);
-		btrfs_print_objectid(out, ref->offset, 0);
-		putc_unlocked('\n', out);
+		pr_str(p, "\t\ttree block backref root ");
+		pr_objectid(p, ref->offset, 0);
+		pr_char(p, '\n');
 		break;
 	case BTRFS_SHARED_BLOCK_REF_KEY:
-		fprintf(out, "\t\tshared block backref parent %llu\n",
+		pr_fmt(p, "\t\tshared block backref parent %llu\n",
 			(unsigned long long)ref->offset);
 		break;
 	case BTRFS_EXTENT_DATA_REF_KEY:
-		fputs("\t\textent data backref root ", out);
-		btrfs_print_objectid(out, btrfs_extent_data_ref_root(ref->dref), 0);
-		fprintf(out, " objectid %llu offset %llu count %u\n",
+		pr_str(p, "\t\textent data backref root ");
+		pr_objectid(p, btrfs_extent_data_ref_root(ref->dref), 0);
+		pr_fmt(p, " objectid %llu offset %llu count %u\n",
 			(unsigned long long)btrfs_extent_data_ref_objectid(ref->dref),
 			(unsigned long long)btrfs_extent_data_ref_offset(ref->dref),
 			btrfs_extent_data_ref_count(ref->dref));
 		break;
 	case BTRFS_SHARED_DATA_REF_KEY:
-		fprintf(out, "\t\tshared data backref parent %llu count %u\n",
+		pr_fmt(p, "\t\tshared data backref parent %llu count %u\n",
 			(unsigned long long)ref->offset, ref->count);
 		break;
 	}
@@ -506,20 +506,20 @@ static void print_extent_item(struct item_ctx *c)
 		return;
 	flags = btrfs_extent_flags(ei);
 	btrfs_extent_flags_to_str(flags, flags_str, sizeof(flags_str));
-	fprintf(c->out, "\t\trefs %llu gen %llu flags %s\n",
+	pr_fmt(c->p, "\t\trefs %llu gen %llu flags %s\n",
 		(unsigned long long)btrfs_extent_refs(ei),
 		(unsigned long long)btrfs_extent_generation(ei), flags_str);
 	if (skinny) {
-		fprintf(c->out, "\t\ttree block skinny level %d\n",
+		pr_fmt(c->p, "\t\ttree block skinny level %d\n",
 			(int)c->key.offset);
 	} else if (flags & BTRFS_EXTENT_FLAG_TREE_BLOCK) {
 		const struct btrfs_tree_block_info *info = (const void *)(ei + 1);
 
 		if (!item_fits(c, sizeof(*ei) + sizeof(*info), "tree block info"))
 			return;
-		fputs("\t\ttree block ", c->out);
-		btrfs_print_key(c->out, &info->key);
-		fprintf(c->out, " level %d\n", btrfs_tree_block_level(info));
+		pr_str(c->p, "\t\ttree block ");
+		pr_key(c->p, &info->key);
+		pr_fmt(c->p, " level %d\n", btrfs_tree_block_level(info));
 		cur += sizeof(*info);
 	}
 	/* progs 6.2 knows no owner references and stops there, as on any unknown type */
@@ -527,7 +527,7 @@ static void print_extent_item(struct item_ctx *c)
 	       ref.type != BTRFS_EXTENT_OWNER_REF_KEY)
 		print_inline_ref(c, &ref);
 	if (st == INLINE_REF_SHORT)
-		fprintf(c->out, "\t\tinvalid inline ref: type %u does not fit, %u bytes left\n",
+		pr_fmt(c->p, "\t\tinvalid inline ref: type %u does not fit, %u bytes left\n",
 			ref.type, c->size - cur);
 }
 
@@ -537,9 +537,9 @@ static void print_extent_data_ref(struct item_ctx *c)
 
 	if (!item_fits(c, sizeof(*dref), "extent data ref"))
 		return;
-	fputs("\t\textent data backref root ", c->out);
-	btrfs_print_objectid(c->out, btrfs_extent_data_ref_root(dref), 0);
-	fprintf(c->out, " objectid %llu offset %llu count %u\n",
+	pr_str(c->p, "\t\textent data backref root ");
+	pr_objectid(c->p, btrfs_extent_data_ref_root(dref), 0);
+	pr_fmt(c->p, " objectid %llu offset %llu count %u\n",
 		(unsigned long long)btrfs_extent_data_ref_objectid(dref),
 		(unsigned long long)btrfs_extent_data_ref_offset(dref),
 		btrfs_extent_data_ref_count(dref));
@@ -549,7 +549,7 @@ static void print_shared_data_ref(struct item_ctx *c)
 {
 	if (!item_fits(c, sizeof(struct btrfs_shared_data_ref), "shared data ref"))
 		return;
-	fprintf(c->out, "\t\tshared data backref count %u\n",
+	pr_fmt(c->p, "\t\tshared data backref count %u\n",
 		btrfs_shared_data_ref_count((const void *)c->ptr));
 }
 
@@ -563,7 +563,7 @@ static void print_extent_csum(struct item_ctx *c)
 	u64 start = c->key.offset;
 	const u8 *csum = c->ptr;
 
-	fprintf(c->out, "\t\trange start %llu end %llu length %u\n",
+	pr_fmt(c->p, "\t\trange start %llu end %llu length %u\n",
 		(unsigned long long)start, (unsigned long long)(start + len), len);
 	if (!(p->mode & BTRFS_PRINT_TREE_CSUM_ITEMS) || !count)
 		return;
@@ -571,21 +571,21 @@ static void print_extent_csum(struct item_ctx *c)
 	per_line = BTRFS_CSUM_SIZE / csum_size / 2;
 	if (!per_line)
 		per_line = 1;
-	fputs("\t\t", c->out);
+	pr_str(c->p, "\t\t");
 	for (i = 0; i < count; i++) {
 		if (on_line == per_line) {
-			fputs("\n\t\t", c->out);
+			pr_str(c->p, "\n\t\t");
 			on_line = 0;
 		} else if (on_line) {
-			putc_unlocked(' ', c->out);
+			pr_char(c->p, ' ');
 		}
-		fprintf(c->out, "[%llu] 0x", (unsigned long long)start);
+		pr_fmt(c->p, "[%llu] 0x", (unsigned long long)start);
 		for (j = 0; j < csum_size; j++)
-			fprintf(c->out, "%02x", *csum++);
+			pr_fmt(c->p, "%02x", *csum++);
 		start += p->sectorsize;
 		on_line++;
 	}
-	putc_unlocked('\n', c->out);
+	pr_char(c->p, '\n');
 }
 
 static void print_file_extent(struct item_ctx *c)
@@ -600,11 +600,11 @@ static void print_file_extent(struct item_ctx *c)
 	type = btrfs_file_extent_type(fi);
 	compress = btrfs_compress_name(btrfs_file_extent_compression(fi), cbuf,
 				       sizeof(cbuf));
-	fprintf(c->out, "\t\tgeneration %llu type %u (%s)\n",
+	pr_fmt(c->p, "\t\tgeneration %llu type %u (%s)\n",
 		(unsigned long long)btrfs_file_extent_generation(fi), type,
 		btrfs_file_extent_type_name(type));
 	if (type == BTRFS_FILE_EXTENT_INLINE) {
-		fprintf(c->out, "\t\tinline extent data size %u ram_bytes %llu compression %u (%s)\n",
+		pr_fmt(c->p, "\t\tinline extent data size %u ram_bytes %llu compression %u (%s)\n",
 			c->size - (u32)BTRFS_FILE_EXTENT_INLINE_DATA_START,
 			(unsigned long long)btrfs_file_extent_ram_bytes(fi),
 			btrfs_file_extent_compression(fi), compress);
@@ -613,7 +613,7 @@ static void print_file_extent(struct item_ctx *c)
 	if (!item_fits(c, sizeof(*fi), "file extent"))
 		return;
 	if (type == BTRFS_FILE_EXTENT_PREALLOC) {
-		fprintf(c->out, "\t\tprealloc data disk byte %llu nr %llu\n"
+		pr_fmt(c->p, "\t\tprealloc data disk byte %llu nr %llu\n"
 			"\t\tprealloc data offset %llu nr %llu\n",
 			(unsigned long long)btrfs_file_extent_disk_bytenr(fi),
 			(unsigned long long)btrfs_file_extent_disk_num_bytes(fi),
@@ -621,7 +621,7 @@ static void print_file_extent(struct item_ctx *c)
 			(unsigned long long)btrfs_file_extent_num_bytes(fi));
 		return;
 	}
-	fprintf(c->out, "\t\textent data disk byte %llu nr %llu\n"
+	pr_fmt(c->p, "\t\textent data disk byte %llu nr %llu\n"
 		"\t\textent data offset %llu nr %llu ram %llu\n"
 		"\t\textent compression %u (%s)\n",
 		(unsigned long long)btrfs_file_extent_disk_bytenr(fi),
@@ -642,7 +642,7 @@ static void print_block_group(struct item_ctx *c)
 	if (!item_fits(c, sizeof(*bg), "block group item"))
 		return;
 	btrfs_bg_flags_to_str(btrfs_block_group_flags(bg), flags);
-	fprintf(c->out, "\t\tblock group used %llu chunk_objectid %llu flags %s\n",
+	pr_fmt(c->p, "\t\tblock group used %llu chunk_objectid %llu flags %s\n",
 		(unsigned long long)btrfs_block_group_used(bg),
 		(unsigned long long)btrfs_block_group_chunk_objectid(bg), flags);
 }
@@ -653,7 +653,7 @@ static void print_free_space_info(struct item_ctx *c)
 
 	if (!item_fits(c, sizeof(*info), "free space info"))
 		return;
-	fprintf(c->out, "\t\tfree space info extent count %u flags %u\n",
+	pr_fmt(c->p, "\t\tfree space info extent count %u flags %u\n",
 		btrfs_free_space_extent_count(info), btrfs_free_space_flags(info));
 }
 
@@ -663,9 +663,9 @@ static void print_free_space_header(struct item_ctx *c)
 
 	if (!item_fits(c, sizeof(*h), "free space header"))
 		return;
-	fputs("\t\tlocation ", c->out);
-	btrfs_print_key(c->out, &h->location);
-	fprintf(c->out, "\n\t\tcache generation %llu entries %llu bitmaps %llu\n",
+	pr_str(c->p, "\t\tlocation ");
+	pr_key(c->p, &h->location);
+	pr_fmt(c->p, "\n\t\tcache generation %llu entries %llu bitmaps %llu\n",
 		(unsigned long long)btrfs_free_space_generation(h),
 		(unsigned long long)btrfs_free_space_entries(h),
 		(unsigned long long)btrfs_free_space_bitmaps(h));
@@ -683,15 +683,15 @@ static void print_chunk(struct item_ctx *c)
 		return;
 	num_stripes = btrfs_chunk_num_stripes(chunk);
 	if (num_stripes < 1) {
-		fprintf(c->out, "invalid num_stripes: %u\n", num_stripes);
+		pr_fmt(c->p, "invalid num_stripes: %u\n", num_stripes);
 		return;
 	}
 	if (c->size < btrfs_chunk_item_size(num_stripes)) {
-		fputs("\t\tchunk item invalid\n", c->out);
+		pr_str(c->p, "\t\tchunk item invalid\n");
 		return;
 	}
 	btrfs_bg_flags_to_str(btrfs_chunk_type(chunk), flags);
-	fprintf(c->out, "\t\tlength %llu owner %llu stripe_len %llu type %s\n"
+	pr_fmt(c->p, "\t\tlength %llu owner %llu stripe_len %llu type %s\n"
 		"\t\tio_align %u io_width %u sector_size %u\n"
 		"\t\tnum_stripes %u sub_stripes %u\n",
 		(unsigned long long)btrfs_chunk_length(chunk),
@@ -704,7 +704,7 @@ static void print_chunk(struct item_ctx *c)
 		const struct btrfs_stripe *s = btrfs_chunk_stripe(chunk, i);
 
 		btrfs_format_uuid(s->dev_uuid, uuid);
-		fprintf(c->out, "\t\t\tstripe %d devid %llu offset %llu\n"
+		pr_fmt(c->p, "\t\t\tstripe %d devid %llu offset %llu\n"
 			"\t\t\tdev_uuid %s\n", i,
 			(unsigned long long)btrfs_stripe_devid(s),
 			(unsigned long long)btrfs_stripe_offset(s), uuid);
@@ -721,7 +721,7 @@ static void print_dev_item(struct item_ctx *c)
 		return;
 	btrfs_format_uuid(d->uuid, uuid);
 	btrfs_format_uuid(d->fsid, fsid);
-	fprintf(c->out, "\t\tdevid %llu total_bytes %llu bytes_used %llu\n"
+	pr_fmt(c->p, "\t\tdevid %llu total_bytes %llu bytes_used %llu\n"
 		"\t\tio_align %u io_width %u sector_size %u type %llu\n"
 		"\t\tgeneration %llu start_offset %llu dev_group %u\n"
 		"\t\tseek_speed %u bandwidth %u\n"
@@ -747,7 +747,7 @@ static void print_dev_extent(struct item_ctx *c)
 	if (!item_fits(c, sizeof(*de), "dev extent"))
 		return;
 	btrfs_format_uuid(de->chunk_tree_uuid, uuid);
-	fprintf(c->out, "\t\tdev extent chunk_tree %llu\n"
+	pr_fmt(c->p, "\t\tdev extent chunk_tree %llu\n"
 		"\t\tchunk_objectid %llu chunk_offset %llu length %llu\n"
 		"\t\tchunk_tree_uuid %s\n",
 		(unsigned long long)btrfs_dev_extent_chunk_tree(de),
@@ -769,7 +769,7 @@ static void print_qgroup_status(struct item_ctx *c)
 		return;
 	btrfs_qgroup_status_flags_to_str(btrfs_qgroup_status_flags(s), flags,
 					 sizeof(flags));
-	fprintf(c->out, "\t\tversion %llu generation %llu flags %s scan %llu\n",
+	pr_fmt(c->p, "\t\tversion %llu generation %llu flags %s scan %llu\n",
 		(unsigned long long)btrfs_qgroup_status_version(s),
 		(unsigned long long)btrfs_qgroup_status_generation(s), flags,
 		(unsigned long long)btrfs_qgroup_status_rescan(s));
@@ -781,7 +781,7 @@ static void print_qgroup_info(struct item_ctx *c)
 
 	if (!item_fits(c, sizeof(*qi), "qgroup info"))
 		return;
-	fprintf(c->out, "\t\tgeneration %llu\n"
+	pr_fmt(c->p, "\t\tgeneration %llu\n"
 		"\t\treferenced %llu referenced_compressed %llu\n"
 		"\t\texclusive %llu exclusive_compressed %llu\n",
 		(unsigned long long)btrfs_qgroup_info_generation(qi),
@@ -797,7 +797,7 @@ static void print_qgroup_limit(struct item_ctx *c)
 
 	if (!item_fits(c, sizeof(*ql), "qgroup limit"))
 		return;
-	fprintf(c->out, "\t\tflags %llx\n"
+	pr_fmt(c->p, "\t\tflags %llx\n"
 		"\t\tmax_referenced %lld max_exclusive %lld\n"
 		"\t\trsv_referenced %lld rsv_exclusive %lld\n",
 		(unsigned long long)btrfs_qgroup_limit_flags(ql),
@@ -812,20 +812,20 @@ static void print_uuid_item(struct item_ctx *c)
 	u32 off;
 
 	if (c->size % sizeof(u64)) {
-		fprintf(c->out, "btrfs: uuid item with illegal size %lu!\n",
+		pr_fmt(c->p, "btrfs: uuid item with illegal size %lu!\n",
 			(unsigned long)c->size);
 		return;
 	}
 	for (off = 0; off < c->size; off += sizeof(u64))
-		fprintf(c->out, "\t\tsubvol_id %llu\n",
+		pr_fmt(c->p, "\t\tsubvol_id %llu\n",
 			(unsigned long long)get_unaligned_le64(c->ptr + off));
 }
 
 static void print_string_item(struct item_ctx *c)
 {
-	fputs("\t\titem data ", c->out);
-	out_name(c->out, c->ptr, c->size);
-	putc_unlocked('\n', c->out);
+	pr_str(c->p, "\t\titem data ");
+	out_name(c->p, c->ptr, c->size);
+	pr_char(c->p, '\n');
 }
 
 /* ---- persistent and temporary items ---- */
@@ -836,10 +836,10 @@ static void print_dev_stats(struct item_ctx *c)
 	u32 known = BTRFS_DEV_STAT_VALUES_MAX * sizeof(u64);
 	u32 i;
 
-	fputs("\t\tdevice stats\n", c->out);
+	pr_str(c->p, "\t\tdevice stats\n");
 	if (!item_fits(c, known, "device stats"))
 		return;
-	fprintf(c->out, "\t\twrite_errs %llu read_errs %llu flush_errs %llu corruption_errs %llu generation %llu\n",
+	pr_fmt(c->p, "\t\twrite_errs %llu read_errs %llu flush_errs %llu corruption_errs %llu generation %llu\n",
 		(unsigned long long)btrfs_dev_stats_value(s, 0),
 		(unsigned long long)btrfs_dev_stats_value(s, 1),
 		(unsigned long long)btrfs_dev_stats_value(s, 2),
@@ -848,31 +848,32 @@ static void print_dev_stats(struct item_ctx *c)
 	if (c->size <= known)
 		return;
 	/* progs starts this line without ending it */
-	fprintf(c->out, "\t\tunknown stats item bytes %u", c->size - known);
+	pr_fmt(c->p, "\t\tunknown stats item bytes %u", c->size - known);
 	for (i = BTRFS_DEV_STAT_VALUES_MAX; (i + 1) * sizeof(u64) <= c->size; i++)
-		fprintf(c->out, "\t\tunknown item %u offset %zu value %llu\n", i,
+		pr_fmt(c->p, "\t\tunknown item %u offset %zu value %llu\n", i,
 			i * sizeof(u64),
 			(unsigned long long)get_unaligned_le64(c->ptr + i * 8));
 	if (c->size % sizeof(u64))
-		fprintf(c->out, "\t\tunknown item %u offset %zu: only %u bytes\n",
+		pr_fmt(c->p, "\t\tunknown item %u offset %zu: only %u bytes\n",
 			i, i * sizeof(u64), c->size % (u32)sizeof(u64));
 }
 
 static void print_persistent_item(struct item_ctx *c)
 {
-	fputs("\t\tpersistent item objectid ", c->out);
-	btrfs_print_objectid(c->out, c->key.objectid, BTRFS_PERSISTENT_ITEM_KEY);
-	fprintf(c->out, " offset %llu\n", (unsigned long long)c->key.offset);
+	pr_str(c->p, "\t\tpersistent item objectid ");
+	pr_objectid(c->p, c->key.objectid, BTRFS_PERSISTENT_ITEM_KEY);
+	pr_fmt(c->p, " offset %llu\n", (unsigned long long)c->key.offset);
 	if (c->key.objectid == BTRFS_DEV_STATS_OBJECTID)
 		print_dev_stats(c);
 	else
-		fprintf(c->out, "\t\tunknown persistent item objectid %llu\n",
+		pr_fmt(c->p, "\t\tunknown persistent item objectid %llu\n",
 			(unsigned long long)c->key.objectid);
 }
 
-static void print_balance_args(FILE *out, const struct btrfs_disk_balance_args *ba)
+static void print_balance_args(struct btrfs_printer *p,
+			       const struct btrfs_disk_balance_args *ba)
 {
-	fprintf(out, "\t\tprofiles %llu devid %llu target %llu flags %llu\n"
+	pr_fmt(p, "\t\tprofiles %llu devid %llu target %llu flags %llu\n"
 		"\t\tusage_min %u usage_max %u pstart %llu pend %llu\n"
 		"\t\tvstart %llu vend %llu limit_min %u limit_max %u\n"
 		"\t\tstripes_min %u stripes_max %u\n",
@@ -902,31 +903,31 @@ static void print_balance_item(struct item_ctx *c)
 	/* the unused tail is not needed */
 	if (!item_fits(c, offsetof(struct btrfs_balance_item, unused), "balance item"))
 		return;
-	fprintf(c->out, "\t\tbalance status flags %llu\n",
+	pr_fmt(c->p, "\t\tbalance status flags %llu\n",
 		(unsigned long long)btrfs_balance_flags(bi));
-	fputs("\t\tDATA\n", c->out);
-	print_balance_args(c->out, &bi->data);
-	fputs("\t\tMETADATA\n", c->out);
-	print_balance_args(c->out, &bi->meta);
-	fputs("\t\tSYSTEM\n", c->out);
-	print_balance_args(c->out, &bi->sys);
+	pr_str(c->p, "\t\tDATA\n");
+	print_balance_args(c->p, &bi->data);
+	pr_str(c->p, "\t\tMETADATA\n");
+	print_balance_args(c->p, &bi->meta);
+	pr_str(c->p, "\t\tSYSTEM\n");
+	print_balance_args(c->p, &bi->sys);
 }
 
 static void print_temporary_item(struct item_ctx *c)
 {
-	fputs("\t\ttemporary item objectid ", c->out);
-	btrfs_print_objectid(c->out, c->key.objectid, BTRFS_TEMPORARY_ITEM_KEY);
-	fprintf(c->out, " offset %llu\n", (unsigned long long)c->key.offset);
+	pr_str(c->p, "\t\ttemporary item objectid ");
+	pr_objectid(c->p, c->key.objectid, BTRFS_TEMPORARY_ITEM_KEY);
+	pr_fmt(c->p, " offset %llu\n", (unsigned long long)c->key.offset);
 	switch (c->key.objectid) {
 	case BTRFS_BALANCE_OBJECTID:
 		print_balance_item(c);
 		break;
 	case BTRFS_CSUM_TREE_TMP_OBJECTID:
-		fprintf(c->out, "\t\tcsum tree tmp root %llu\n",
+		pr_fmt(c->p, "\t\tcsum tree tmp root %llu\n",
 			(unsigned long long)c->key.offset);
 		break;
 	default:
-		fprintf(c->out, "\t\tunknown temporary item objectid %llu\n",
+		pr_fmt(c->p, "\t\tunknown temporary item objectid %llu\n",
 			(unsigned long long)c->key.objectid);
 	}
 }
@@ -935,7 +936,7 @@ static void print_temporary_item(struct item_ctx *c)
 
 static void print_item_body(struct item_ctx *c)
 {
-	FILE *out = c->out;
+	struct btrfs_printer *p = c->p;
 
 	switch (c->key.type) {
 	case BTRFS_INODE_ITEM_KEY:	print_inode_item(c); break;
@@ -946,24 +947,24 @@ static void print_item_body(struct item_ctx *c)
 	case BTRFS_XATTR_ITEM_KEY:	print_dir_item(c); break;
 	case BTRFS_DIR_LOG_INDEX_KEY:
 	case BTRFS_DIR_LOG_ITEM_KEY:	print_dir_log(c); break;
-	case BTRFS_ORPHAN_ITEM_KEY:	fputs("\t\torphan item\n", out); break;
+	case BTRFS_ORPHAN_ITEM_KEY:	pr_str(p, "\t\torphan item\n"); break;
 	case BTRFS_ROOT_ITEM_KEY:	print_root_item(c); break;
 	case BTRFS_ROOT_REF_KEY:	print_root_ref(c, "ref"); break;
 	case BTRFS_ROOT_BACKREF_KEY:	print_root_ref(c, "backref"); break;
 	case BTRFS_EXTENT_ITEM_KEY:
 	case BTRFS_METADATA_ITEM_KEY:	print_extent_item(c); break;
-	case BTRFS_TREE_BLOCK_REF_KEY:	fputs("\t\ttree block backref\n", out); break;
-	case BTRFS_SHARED_BLOCK_REF_KEY: fputs("\t\tshared block backref\n", out); break;
+	case BTRFS_TREE_BLOCK_REF_KEY:	pr_str(p, "\t\ttree block backref\n"); break;
+	case BTRFS_SHARED_BLOCK_REF_KEY: pr_str(p, "\t\tshared block backref\n"); break;
 	case BTRFS_EXTENT_DATA_REF_KEY:	print_extent_data_ref(c); break;
 	case BTRFS_SHARED_DATA_REF_KEY:	print_shared_data_ref(c); break;
-	case BTRFS_EXTENT_REF_V0_KEY:	fputs("\t\textent ref v0 (deprecated)\n", out); break;
-	case BTRFS_CSUM_ITEM_KEY:	fputs("\t\tcsum item\n", out); break;
+	case BTRFS_EXTENT_REF_V0_KEY:	pr_str(p, "\t\textent ref v0 (deprecated)\n"); break;
+	case BTRFS_CSUM_ITEM_KEY:	pr_str(p, "\t\tcsum item\n"); break;
 	case BTRFS_EXTENT_CSUM_KEY:	print_extent_csum(c); break;
 	case BTRFS_EXTENT_DATA_KEY:	print_file_extent(c); break;
 	case BTRFS_BLOCK_GROUP_ITEM_KEY: print_block_group(c); break;
 	case BTRFS_FREE_SPACE_INFO_KEY:	print_free_space_info(c); break;
-	case BTRFS_FREE_SPACE_EXTENT_KEY: fputs("\t\tfree space extent\n", out); break;
-	case BTRFS_FREE_SPACE_BITMAP_KEY: fputs("\t\tfree space bitmap\n", out); break;
+	case BTRFS_FREE_SPACE_EXTENT_KEY: pr_str(p, "\t\tfree space extent\n"); break;
+	case BTRFS_FREE_SPACE_BITMAP_KEY: pr_str(p, "\t\tfree space bitmap\n"); break;
 	case BTRFS_CHUNK_ITEM_KEY:	print_chunk(c); break;
 	case BTRFS_DEV_ITEM_KEY:	print_dev_item(c); break;
 	case BTRFS_DEV_EXTENT_KEY:	print_dev_extent(c); break;
@@ -984,7 +985,6 @@ void btrfs_print_item(struct btrfs_printer *p, const struct extent_buffer *eb,
 	struct item_ctx c;
 
 	c.p = p;
-	c.out = p->out;
 	c.eb = eb;
 	c.slot = slot;
 	btrfs_item_key_to_cpu(eb, &c.key, slot);

@@ -750,6 +750,7 @@ void btrfs_print_leaf(struct btrfs_printer *p, const struct extent_buffer *eb)
 		btrfs_json_print_block(p, eb);
 	else
 		print_leaf_text(p, eb);
+	pr_flush(p);
 }
 
 /* number of key pointers that fit in the block, with a warning if fewer */
@@ -792,6 +793,7 @@ void btrfs_print_node(struct btrfs_printer *p, const struct extent_buffer *eb)
 		btrfs_json_print_block(p, eb);
 	else
 		print_node_text(p, eb);
+	pr_flush(p);
 }
 
 static void print_one_block(struct btrfs_printer *p,
@@ -812,6 +814,8 @@ static struct extent_buffer *read_child(struct btrfs_printer *p,
 {
 	struct tree_block_check check;
 
+	/* what the read reports must come after what is printed */
+	pr_flush(p);
 	memset(&check, 0, sizeof(check));
 	check.transid = btrfs_node_ptr_generation(parent, slot);
 	check.level = level;

@@ -98,6 +98,10 @@ void btrfs_print_key(FILE *out, const struct btrfs_disk_key *key);
 int btrfs_format_key(char *buf, const struct btrfs_disk_key *key);
 int btrfs_format_objectid(char *buf, u64 objectid, u8 type);
 
+/* "NAME": {"objectid": .., "type": .., "type_num": .., "offset": ..} */
+void btrfs_json_key(struct json_writer *w, const char *name,
+		    const struct btrfs_disk_key *key);
+
 /* names for JSON and messages: NULL when progs would print a number */
 const char *btrfs_key_type_name(u64 objectid, u8 type);
 const char *btrfs_objectid_name(u64 objectid, u8 type);

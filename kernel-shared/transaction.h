@@ -71,6 +71,7 @@ struct btrfs_write_state {
 	size_t nr_bgs;
 	size_t alloc_bgs;
 	u64 alloc_hint[3];			/* per type: data, system, metadata */
+	u64 alloc_profile[3];			/* profile of new chunks, same index */
 
 	/* per device allocations (chunk-alloc.c), same index as fs_info->devices */
 	struct btrfs_dev_alloc dev_allocs[GHEE_MAX_DEVICES];
@@ -116,6 +117,9 @@ struct btrfs_trans_handle {
 	bool aborted;
 };
 
+/* an empty write state on @fs_info (filesystem creation builds the rest) */
+int btrfs_write_state_init(struct btrfs_fs_info *fs_info);
+
 /*
  * Prepare an open filesystem (opened with OPEN_CTREE_WRITES) for writing:
  * loads block groups and their free space, device allocations.
@@ -160,6 +164,8 @@ void btrfs_clean_tree_block(struct btrfs_trans_handle *trans,
  * tree) are registered here and owned by the write state afterwards.
  */
 int btrfs_track_root(struct btrfs_fs_info *fs_info, struct btrfs_root *root);
+/* the root's node or accounting changed: write its ROOT_ITEM at commit */
+void btrfs_root_mark_dirty(struct btrfs_fs_info *fs_info, struct btrfs_root *root);
 /* a tracked root by objectid (fixed or extra), NULL if not open */
 struct btrfs_root *btrfs_get_root(struct btrfs_fs_info *fs_info, u64 objectid);
 

@@ -268,6 +268,7 @@ void json_string(struct json_writer *w, const char *s)
 	json_string_len(w, s, strlen(s));
 }
 
+__attribute__((format(printf, 2, 0)))
 static void json_vstringf(struct json_writer *w, const char *fmt, va_list ap)
 {
 	char small[256];

@@ -2,7 +2,9 @@
 /*
  * Per-extent reference accumulators in one open-addressing table (linear
  * probing, keyed by bytenr, bytenr 0 marks an empty slot and the extent 0
- * lives in its own entry).
+ * lives in its own entry).  The table size is not a power of two: a slot
+ * is picked by scaling the hash to the size, so the table can be sized to
+ * the number of extents (3/4 full) instead of to the next power of two.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -13,18 +15,23 @@
 
 struct extent_tally {
 	struct tally_entry *slots;
-	size_t mask;
+	size_t nr_slots;
 	size_t count;		/* entries in slots */
 	struct tally_entry zero;	/* the entry of bytenr 0 */
 	bool has_zero;
 };
 
-static size_t slot_of(u64 bytenr, size_t mask)
+static size_t slot_of(u64 bytenr, size_t nr_slots)
 {
 	bytenr ^= bytenr >> 31;
 	bytenr *= 0x9E3779B97F4A7C15ULL;
 	bytenr ^= bytenr >> 29;
-	return (size_t)bytenr & mask;
+	return (size_t)(((unsigned __int128)bytenr * nr_slots) >> 64);
+}
+
+static size_t next_slot(size_t i, size_t nr_slots)
+{
+	return i + 1 < nr_slots ? i + 1 : 0;
 }
 
 /* a strong 64-bit finalizer: every input bit affects every output bit */
@@ -61,7 +68,7 @@ struct extent_tally *tally_create(void)
 		free(t);
 		return NULL;
 	}
-	t->mask = TALLY_MIN_SLOTS - 1;
+	t->nr_slots = TALLY_MIN_SLOTS;
 	return t;
 }
 
@@ -79,33 +86,33 @@ struct tally_entry *tally_lookup(struct extent_tally *t, u64 bytenr)
 
 	if (!bytenr)
 		return t->has_zero ? &t->zero : NULL;
-	for (i = slot_of(bytenr, t->mask); t->slots[i].bytenr; i = (i + 1) & t->mask) {
+	for (i = slot_of(bytenr, t->nr_slots); t->slots[i].bytenr; i = next_slot(i, t->nr_slots)) {
 		if (t->slots[i].bytenr == bytenr)
 			return &t->slots[i];
 	}
 	return NULL;
 }
 
-static int grow(struct extent_tally *t)
+static int rehash(struct extent_tally *t, size_t nr)
 {
-	size_t nr = (t->mask + 1) * 2, i;
+	size_t i;
 	struct tally_entry *slots = calloc(nr, sizeof(*slots));
 
 	if (!slots)
 		return -ENOMEM;
-	for (i = 0; i <= t->mask; i++) {
+	for (i = 0; i < t->nr_slots; i++) {
 		size_t j;
 
 		if (!t->slots[i].bytenr)
 			continue;
-		j = slot_of(t->slots[i].bytenr, nr - 1);
+		j = slot_of(t->slots[i].bytenr, nr);
 		while (slots[j].bytenr)
-			j = (j + 1) & (nr - 1);
+			j = next_slot(j, nr);
 		slots[j] = t->slots[i];
 	}
 	free(t->slots);
 	t->slots = slots;
-	t->mask = nr - 1;
+	t->nr_slots = nr;
 	return 0;
 }
 
@@ -120,15 +127,25 @@ struct tally_entry *tally_insert(struct extent_tally *t, u64 bytenr)
 		t->has_zero = true;
 		return &t->zero;
 	}
-	if ((t->count + 1) * 4 > (t->mask + 1) * 3 && grow(t))
+	if ((t->count + 1) * 4 > t->nr_slots * 3 &&
+	    rehash(t, t->nr_slots + t->nr_slots / 2))
 		return NULL;
-	i = slot_of(bytenr, t->mask);
+	i = slot_of(bytenr, t->nr_slots);
 	while (t->slots[i].bytenr)
-		i = (i + 1) & t->mask;
+		i = next_slot(i, t->nr_slots);
 	memset(&t->slots[i], 0, sizeof(t->slots[i]));
 	t->slots[i].bytenr = bytenr;
 	t->count++;
 	return &t->slots[i];
+}
+
+void tally_reserve(struct extent_tally *t, size_t nr)
+{
+	size_t slots = nr + nr / 3 + 1;
+
+	if (nr > ((size_t)1 << 40) || slots <= t->nr_slots)
+		return;
+	rehash(t, slots);
 }
 
 size_t tally_count(const struct extent_tally *t)
@@ -138,7 +155,7 @@ size_t tally_count(const struct extent_tally *t)
 
 size_t tally_memory(const struct extent_tally *t)
 {
-	return t ? (t->mask + 1) * sizeof(*t->slots) + sizeof(*t) : 0;
+	return t ? t->nr_slots * sizeof(*t->slots) + sizeof(*t) : 0;
 }
 
 struct tally_entry *tally_next(struct extent_tally *t, size_t *pos)
@@ -149,7 +166,7 @@ struct tally_entry *tally_next(struct extent_tally *t, size_t *pos)
 		if (t->has_zero)
 			return &t->zero;
 	}
-	while (*pos - 1 <= t->mask) {
+	while (*pos - 1 < t->nr_slots) {
 		struct tally_entry *e = &t->slots[*pos - 1];
 
 		(*pos)++;

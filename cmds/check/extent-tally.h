@@ -52,6 +52,8 @@ struct tally_entry *tally_lookup(struct extent_tally *tally, u64 bytenr);
  */
 struct tally_entry *tally_insert(struct extent_tally *tally, u64 bytenr);
 size_t tally_count(const struct extent_tally *tally);
+/* make room for @nr entries at once (a hint: 0 on failure too) */
+void tally_reserve(struct extent_tally *tally, size_t nr);
 /* bytes the table uses */
 size_t tally_memory(const struct extent_tally *tally);
 

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,15 +151,21 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 	return 0;
 }
 
-/* engine messages: kept so phases can quote the precise reason */
+/*
+ * Engine messages: kept so phases can quote the precise reason.  Data
+ * verification reads from several threads, hence the lock.
+ */
 static void check_engine_report(void *data, enum btrfs_report_level level,
 				const char *msg)
 {
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	struct check_ctx *ctx = data;
 
 	(void)level;
+	pthread_mutex_lock(&lock);
 	snprintf(ctx->shared->last_engine_msg, sizeof(ctx->shared->last_engine_msg),
 		 "%s", msg);
+	pthread_mutex_unlock(&lock);
 }
 
 /* the backup slot with the newest tree root generation, -1 if none */

@@ -12,6 +12,7 @@
  * written (bypassing the aborted engine), so a failed mkfs never leaves a
  * filesystem that looks valid: not the old one, not a half-made new one.
  */
+#include "config.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -66,25 +67,38 @@ static void set_identities(const struct mkfs_params *p, struct mkfs_geometry *g,
 	cp->now_nsec = 0;
 }
 
-/* the first chunks exactly as geometry.c planned them */
+static void add_chunk_request(struct btrfs_create_params *cp,
+			      const struct mkfs_chunk_plan *plan)
+{
+	struct btrfs_chunk_request *req = &cp->chunks[cp->nr_chunks++];
+
+	memset(req, 0, sizeof(*req));
+	req->type = plan->type;
+	req->stripe_size = plan->stripe_size;
+	req->nr_devs = plan->num_stripes /
+		       ((plan->type & BTRFS_BLOCK_GROUP_DUP) ? 2 : 1);
+}
+
+/*
+ * The first chunks exactly as geometry.c planned them, in the order that
+ * gives mkfs.btrfs's logical layout: single chunks first (it keeps its
+ * bootstrap chunks when the profile is single), then the others, each
+ * group as system, metadata, data.
+ */
 static void set_chunks(const struct mkfs_params *p, const struct mkfs_geometry *g,
 		       struct btrfs_create_params *cp)
 {
-	int i;
+	int pass, i;
 
 	cp->nr_chunks = 0;
-	for (i = 0; i < MKFS_NR_CHUNKS; i++) {
-		const struct mkfs_chunk_plan *plan = &g->chunks[i];
-		struct btrfs_chunk_request *req = &cp->chunks[cp->nr_chunks];
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < MKFS_NR_CHUNKS; i++) {
+			const struct mkfs_chunk_plan *plan = &g->chunks[i];
+			bool single = !(plan->type & BTRFS_BLOCK_GROUP_PROFILE_MASK);
 
-		if (!plan->length)
-			continue;
-		memset(req, 0, sizeof(*req));
-		req->type = plan->type;
-		req->stripe_size = plan->stripe_size;
-		req->nr_devs = plan->num_stripes /
-			       ((plan->type & BTRFS_BLOCK_GROUP_DUP) ? 2 : 1);
-		cp->nr_chunks++;
+			if (plan->length && single == (pass == 0))
+				add_chunk_request(cp, plan);
+		}
 	}
 	cp->system_profile = p->meta_profile;
 	cp->metadata_profile = p->meta_profile;
@@ -99,6 +113,7 @@ static int fill_create_params(const struct mkfs_params *p,
 	int i;
 
 	memset(cp, 0, sizeof(*cp));
+	memset(devs, 0, sizeof(*devs) * (size_t)g->nr_devs);
 	set_identities(p, g, cp);
 	cp->nodesize = p->nodesize;
 	cp->sectorsize = p->sectorsize;
@@ -267,6 +282,12 @@ int mkfs_create(const struct mkfs_params *p, struct mkfs_geometry *g,
 	if (!cp) {
 		mkfs_error("out of memory");
 		return -ENOMEM;
+	}
+	ret = mkfs_wipe_devices(g);
+	if (ret) {
+		wipe_after_failure(g);
+		free(cp);
+		return ret;
 	}
 	fill_create_params(p, g, cp, devs);
 	/* from here on the engine owns (and closes) the descriptors */

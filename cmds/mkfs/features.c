@@ -4,6 +4,7 @@
  * can switch on or off.  One table holds the name, the flag it sets,
  * whether ghee can make it, and the default; everything else reads it.
  */
+#include "config.h"
 #include <errno.h>
 #include <string.h>
 #include <strings.h>

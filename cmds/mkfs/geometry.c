@@ -13,6 +13,7 @@
  *     that no chunk exceeds a tenth of the filesystem, never below a
  *     floor per type (1, 32, 64 MiB), and always fit the devices.
  */
+#include "config.h"
 #include <errno.h>
 #include <string.h>
 #include "mkfs.h"

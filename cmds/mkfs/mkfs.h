@@ -9,6 +9,7 @@
  *               signature checks, sizes, discard
  *   geometry.c  struct mkfs_params + device sizes -> struct mkfs_geometry
  *               (minimum size, profiles, the size of every first chunk)
+ *   wipe.c      clear old signatures and the start and end of each device
  *   create.c    struct mkfs_geometry -> a filesystem, through the engine
  *   summary.c   what was made, as text (mkfs.btrfs layout) or JSON
  *
@@ -173,6 +174,9 @@ void mkfs_features_to_flags(const bool features[MKFS_FEAT_COUNT],
 int mkfs_probe_devices(const struct mkfs_params *p, struct mkfs_geometry *g);
 int mkfs_discard_devices(const struct mkfs_params *p, struct mkfs_geometry *g);
 void mkfs_close_devices(struct mkfs_geometry *g, bool remove_created);
+
+/* wipe.c */
+int mkfs_wipe_devices(const struct mkfs_geometry *g);
 
 /* geometry.c */
 u64 mkfs_min_dev_size(const struct mkfs_params *p);

@@ -4,6 +4,7 @@
  * without looking at the devices is judged here, with the messages users
  * know from mkfs.btrfs.
  */
+#include "config.h"
 #include <errno.h>
 #include <ctype.h>
 #include <string.h>

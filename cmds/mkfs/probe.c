@@ -10,6 +10,7 @@
  *   - sizes come from BLKGETSIZE64 or st_size, clamped by -b.
  * A missing image file is created when -b gives its size.
  */
+#include "config.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -148,7 +149,7 @@ static int find_backing_loop(const struct stat *st, char *loopdev, size_t len)
 /* an image file attached to a loop device that is mounted or held */
 static int check_loop_backing(const char *path, const struct stat *st)
 {
-	char loopdev[64], where[PATH_MAX];
+	char loopdev[PATH_MAX], where[PATH_MAX];
 	struct stat lst;
 	int fd;
 

@@ -4,6 +4,7 @@
  * scripts that know it keep working), for scripts as one JSON object with
  * a stable schema (documented in ghee-mkfs(8)).
  */
+#include "config.h"
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
@@ -126,6 +127,10 @@ void mkfs_print_summary(FILE *out, const struct mkfs_params *p,
 	fprintf(out, "%-20s%d\n", "Number of devices:", g->nr_devs);
 	print_devices(out, g);
 	fputc('\n', out);
+	/* what mkfs.btrfs tells, because the kernel may pick a slow driver */
+	if (p->csum_type == BTRFS_CSUM_TYPE_SHA256)
+		fprintf(out, "NOTE: you may need to manually load kernel module implementing accelerated SHA256 in case\n"
+			"      the generic implementation is built-in, before mount. Check lsmod or /proc/crypto\n\n");
 }
 
 /* a JSON string: quotes, backslashes and control characters escaped */

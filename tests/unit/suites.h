@@ -10,7 +10,10 @@
 #include <check.h>
 
 #define GHEE_UNIT_SUITES(X) \
-	X(csum)
+	X(csum) \
+	X(rbtree) \
+	X(extent_io_tree) \
+	X(free_space)
 
 #define GHEE_DECLARE_SUITE(name) Suite *name##_suite(void);
 GHEE_UNIT_SUITES(GHEE_DECLARE_SUITE)

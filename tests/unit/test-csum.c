@@ -219,7 +219,7 @@ START_TEST(test_csum_type_info)
 	ck_assert_str_eq(btrfs_csum_type_name(BTRFS_CSUM_TYPE_CRC32), "crc32c");
 	ck_assert_str_eq(btrfs_csum_type_name(BTRFS_CSUM_TYPE_XXHASH), "xxhash64");
 	ck_assert_str_eq(btrfs_csum_type_name(BTRFS_CSUM_TYPE_SHA256), "sha256");
-	ck_assert_str_eq(btrfs_csum_type_name(BTRFS_CSUM_TYPE_BLAKE2), "blake2b");
+	ck_assert_str_eq(btrfs_csum_type_name(BTRFS_CSUM_TYPE_BLAKE2), "blake2");
 	ck_assert_str_eq(btrfs_csum_type_name(4), "INVALID");
 	ck_assert_int_eq(btrfs_csum_data(4, "abc", 3, out), -EINVAL);
 }

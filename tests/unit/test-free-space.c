@@ -403,7 +403,7 @@ static bool predict_alloc(const struct fs_model *m, u64 hint, u64 n, u64 align,
 	const struct btrfs_free_space *e;
 	struct rb_node *node;
 
-	if (hint > ctl->start && hint < ctl->start + ctl->len) {
+	if (hint >= ctl->start && hint < ctl->start + ctl->len) {
 		for (e = free_space_first_entry(ctl); e; e = free_space_next_entry(e)) {
 			if (entry_cover_end(ctl, e) <= hint)
 				continue;
@@ -443,8 +443,19 @@ static void step_alloc(struct fs_model *m)
 		n = 1 + rnd_below(m, 16);
 	}
 	align = aligns[rnd_below(m, 6)];
-	if (rnd_below(m, 2))
+	switch (rnd_below(m, 8)) {
+	case 0:
+		hint = BTRFS_FREE_SPACE_NO_HINT;
+		break;
+	case 1:
+		hint = BG_START;	/* first fit from the start */
+		break;
+	case 2:
+	case 3:
+	case 4:
 		hint = addr(rnd_below(m, NR_SECTORS));
+		break;
+	}
 	expect = predict_alloc(m, hint, n, align ? align : SECTOR, &want);
 	arm_failure(m);
 	ret = btrfs_find_space_for_alloc(&m->ctl, hint, n * SECTOR, align, &got);
@@ -461,8 +472,8 @@ static void step_alloc(struct fs_model *m)
 	FS_CHECK(ret == 0, "alloc %llu sectors align %llu: %d, expected sector %llu",
 		 (unsigned long long)n, (unsigned long long)align, ret,
 		 (unsigned long long)want);
-	FS_CHECK(got == addr(want), "alloc %llu sectors hint %llu: got sector %llu, expected %llu",
-		 (unsigned long long)n, (unsigned long long)(hint ? sector_of(hint) : 0),
+	FS_CHECK(got == addr(want), "alloc %llu sectors hint %#llx: got sector %llu, expected %llu",
+		 (unsigned long long)n, (unsigned long long)hint,
 		 (unsigned long long)sector_of(got), (unsigned long long)want);
 	FS_CHECK(m_all(m, want, n, true), "allocated space was not free");
 	m_set(m, want, n, false);

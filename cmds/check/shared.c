@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: GPL-2.0
+/* What the phases leave for one another: set up empty, freed at the end. */
+#include <stdlib.h>
+#include <string.h>
+#include "shared.h"
+#include "block-set.h"
+#include "extent-tally.h"
+
+void check_shared_init(struct check_shared *shared)
+{
+	memset(shared, 0, sizeof(*shared));
+}
+
+void check_shared_release(struct check_shared *shared)
+{
+	tally_destroy(shared->tally);
+	block_set_destroy(shared->bad_blocks);
+	block_set_destroy(shared->full_backref);
+	block_set_destroy(shared->damaged_trees);
+	free(shared->fs_roots);
+	free(shared->roots);
+	free(shared->block_groups);
+	memset(shared, 0, sizeof(*shared));
+}

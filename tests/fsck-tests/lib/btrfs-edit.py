@@ -1,0 +1,244 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""
+btrfs-edit.py: damage one thing in a btrfs image on purpose, for the
+checker tests.  Single-device images with crc32c checksums (single or DUP
+profiles); every copy of a changed tree block is rewritten with a fresh
+header checksum, so the damage reaches the checks behind the checksum.
+
+  btrfs-edit.py IMG find TREE OBJECTID TYPE [OFFSET]
+        print "BLOCK SLOT ITEM_OFFSET ITEM_SIZE KEY" of the first item with
+        that key (TYPE as a number; OFFSET omitted: any offset)
+  btrfs-edit.py IMG first TREE TYPE
+        print "OBJECTID TYPE OFFSET" of the first item of that type
+  btrfs-edit.py IMG get-item TREE OBJECTID TYPE OFFSET FIELD_OFF WIDTH
+        print the little-endian value at FIELD_OFF of the item's data
+  btrfs-edit.py IMG set-item TREE OBJECTID TYPE OFFSET FIELD_OFF WIDTH VALUE
+        write VALUE (little-endian, WIDTH 1/2/4/8 bytes) at FIELD_OFF of the
+        item's data
+  btrfs-edit.py IMG add-item TREE OBJECTID TYPE OFFSET FIELD_OFF WIDTH DELTA
+        add DELTA (may be negative) to that field
+  btrfs-edit.py IMG set-key TREE OBJECTID TYPE OFFSET NEWOBJ NEWTYPE NEWOFF
+        rewrite the key of an item (no re-sorting: that is the point)
+  btrfs-edit.py IMG swap-keys TREE OBJECTID TYPE OFFSET
+        swap the key of that item with the key of the next item in its leaf
+  btrfs-edit.py IMG break-csum LOGICAL
+        flip a byte of the stored checksum of the tree block at LOGICAL
+        (every copy)
+  btrfs-edit.py IMG leaf-of TREE OBJECTID TYPE [OFFSET]
+        print the logical address of the leaf holding that item
+
+TREE is a tree id (1 root, 2 extent, 5 fs, 10 free space, ...).  Exit 0 on
+success, 1 when the item is not found or the image is not supported.
+"""
+import struct
+import sys
+
+SUPER_OFF = 65536
+CHUNK_ITEM = 228
+ROOT_ITEM = 132
+
+
+def _crc32c_table():
+    poly = 0x82F63B78
+    table = []
+    for i in range(256):
+        c = i
+        for _ in range(8):
+            c = (c >> 1) ^ poly if c & 1 else c >> 1
+        table.append(c)
+    return table
+
+
+CRC_TABLE = _crc32c_table()
+
+
+def crc32c(data):
+    crc = 0xFFFFFFFF
+    for b in data:
+        crc = CRC_TABLE[(crc ^ b) & 0xFF] ^ (crc >> 8)
+    return crc ^ 0xFFFFFFFF
+
+
+class Image:
+    def __init__(self, path):
+        self.f = open(path, 'r+b')
+        self.f.seek(SUPER_OFF)
+        sb = self.f.read(4096)
+        if sb[64:72] != b'_BHRfS_M':
+            raise SystemExit('not a btrfs image')
+        if struct.unpack_from('<H', sb, 196)[0] != 0:
+            raise SystemExit('only crc32c images are supported')
+        self.sb = sb
+        self.nodesize = struct.unpack_from('<I', sb, 148)[0]
+        self.root = struct.unpack_from('<Q', sb, 80)[0]
+        self.chunk_root = struct.unpack_from('<Q', sb, 88)[0]
+        self.chunks = []   # (logical, length, [physical...])
+        self._load_sys_array()
+        self._load_chunk_tree()
+
+    # ---- address mapping ----
+    def _add_chunk(self, logical, data, off):
+        length = struct.unpack_from('<Q', data, off)[0]
+        num = struct.unpack_from('<H', data, off + 44)[0]
+        phys = [struct.unpack_from('<Q', data, off + 48 + 32 * i + 8)[0]
+                for i in range(num)]
+        for c in self.chunks:
+            if c[0] == logical:
+                return
+        self.chunks.append((logical, length, phys))
+
+    def _load_sys_array(self):
+        size = struct.unpack_from('<I', self.sb, 160)[0]
+        arr = self.sb[811:811 + size]
+        cur = 0
+        while cur < size:
+            objectid, typ, offset = struct.unpack_from('<QBQ', arr, cur)
+            cur += 17
+            num = struct.unpack_from('<H', arr, cur + 44)[0]
+            self._add_chunk(offset, arr, cur)
+            cur += 48 + 32 * num
+
+    def _load_chunk_tree(self):
+        for blk, slot, key, off, size in self.walk_leaves(self.chunk_root):
+            if key[1] == CHUNK_ITEM:
+                leaf = self.read_block(blk)
+                self._add_chunk(key[2], leaf, 101 + off)
+
+    def physical(self, logical):
+        for start, length, phys in self.chunks:
+            if start <= logical < start + length:
+                return [p + logical - start for p in phys]
+        raise SystemExit('logical %d is not mapped' % logical)
+
+    # ---- blocks ----
+    def read_block(self, logical):
+        self.f.seek(self.physical(logical)[0])
+        return bytearray(self.f.read(self.nodesize))
+
+    def write_block(self, logical, data, fix_csum=True):
+        if fix_csum:
+            struct.pack_into('<I', data, 0, crc32c(bytes(data[32:])))
+        for p in self.physical(logical):
+            self.f.seek(p)
+            self.f.write(data)
+        self.f.flush()
+
+    @staticmethod
+    def header(data):
+        nritems = struct.unpack_from('<I', data, 96)[0]
+        level = data[100]
+        return nritems, level
+
+    @staticmethod
+    def item(data, slot):
+        base = 101 + slot * 25
+        key = struct.unpack_from('<QBQ', data, base)
+        off, size = struct.unpack_from('<II', data, base + 17)
+        return key, off, size
+
+    def walk_leaves(self, root):
+        """every (block, slot, key, data offset, size) of a tree, in order"""
+        stack = [root]
+        out = []
+        while stack:
+            blk = stack.pop()
+            data = self.read_block(blk)
+            nritems, level = self.header(data)
+            if level == 0:
+                for slot in range(nritems):
+                    key, off, size = self.item(data, slot)
+                    out.append((blk, slot, key, off, size))
+            else:
+                ptrs = []
+                for slot in range(nritems):
+                    ptrs.append(struct.unpack_from('<Q', data, 101 + 33 * slot + 17)[0])
+                stack.extend(reversed(ptrs))
+        return out
+
+    def tree_root(self, tree):
+        if tree == 1:
+            return self.root
+        if tree == 3:
+            return self.chunk_root
+        for blk, slot, key, off, size in self.walk_leaves(self.root):
+            if key[0] == tree and key[1] == ROOT_ITEM:
+                leaf = self.read_block(blk)
+                return struct.unpack_from('<Q', leaf, 101 + off + 176)[0]
+        raise SystemExit('tree %d has no root item' % tree)
+
+    def find(self, tree, objectid, typ, offset=None):
+        for blk, slot, key, off, size in self.walk_leaves(self.tree_root(tree)):
+            if key[0] == objectid and key[1] == typ and (offset is None or key[2] == offset):
+                return blk, slot, key, off, size
+        raise SystemExit('item (%d %d %s) not found in tree %d' %
+                         (objectid, typ, offset, tree))
+
+
+def num(s):
+    return int(s, 0)
+
+
+def main(argv):
+    if len(argv) < 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    img = Image(argv[1])
+    cmd, args = argv[2], [num(a) for a in argv[3:]]
+    if cmd in ('find', 'leaf-of'):
+        blk, slot, key, off, size = img.find(*args[:4])
+        if cmd == 'leaf-of':
+            print(blk)
+        else:
+            print(blk, slot, off, size, '%d %d %d' % key)
+    elif cmd == 'first':
+        tree, typ = args
+        for blk, slot, key, off, size in img.walk_leaves(img.tree_root(tree)):
+            if key[1] == typ:
+                print('%d %d %d' % key)
+                return 0
+        raise SystemExit('no item of type %d in tree %d' % (typ, tree))
+    elif cmd in ('get-item', 'set-item', 'add-item'):
+        tree, obj, typ, koff, foff, width = args[:6]
+        blk, slot, key, off, size = img.find(tree, obj, typ, koff)
+        if foff + width > size:
+            raise SystemExit('field beyond the item (size %d)' % size)
+        data = img.read_block(blk)
+        fmt = {1: '<B', 2: '<H', 4: '<I', 8: '<Q'}[width]
+        value = struct.unpack_from(fmt, data, 101 + off + foff)[0]
+        if cmd == 'get-item':
+            print(value)
+            return 0
+        value = args[6] if cmd == 'set-item' else value + args[6]
+        struct.pack_into(fmt, data, 101 + off + foff, value % (1 << (8 * width)))
+        img.write_block(blk, data)
+    elif cmd == 'set-key':
+        tree, obj, typ, koff, nobj, ntyp, noff = args
+        blk, slot, key, off, size = img.find(tree, obj, typ, koff)
+        data = img.read_block(blk)
+        struct.pack_into('<QBQ', data, 101 + slot * 25, nobj, ntyp, noff)
+        img.write_block(blk, data)
+    elif cmd == 'swap-keys':
+        tree, obj, typ, koff = args
+        blk, slot, key, off, size = img.find(tree, obj, typ, koff)
+        data = img.read_block(blk)
+        nritems, level = img.header(data)
+        if slot + 1 >= nritems:
+            raise SystemExit('item is the last of its leaf')
+        a, b = 101 + slot * 25, 101 + (slot + 1) * 25
+        ka, kb = bytes(data[a:a + 17]), bytes(data[b:b + 17])
+        data[a:a + 17], data[b:b + 17] = kb, ka
+        img.write_block(blk, data)
+    elif cmd == 'break-csum':
+        blk = args[0]
+        data = img.read_block(blk)
+        data[0] ^= 0xFF
+        img.write_block(blk, data, fix_csum=False)
+    else:
+        print('unknown command ' + cmd, file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))

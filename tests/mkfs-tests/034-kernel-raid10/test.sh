@@ -1,0 +1,25 @@
+#!/bin/bash
+# Four devices, RAID10 data, RAID1C4 metadata (raid1c34 feature): the
+# kernel mounts it, takes the workload, btrfs check is clean before and
+# after.  Then three devices with RAID1C3 data and RAID0 metadata.
+source "$TOP/tests/common.sh"
+source "$TOP/tests/mkfs-tests/mkfs-lib.sh"
+
+need_ghee
+need_progs_version
+need_loop
+for i in 1 2 3 4; do new_image "$TEST_TMP/d$i" 1G; done
+ghee_mkfs -d raid10 -m raid1c4 "$TEST_TMP"/d[1-4]
+attach_devices "$TEST_TMP"/d[1-4]
+check_image "$LOOP_FIRST"
+mount_workload_check "$LOOP_FIRST"
+compare_dump_tree "$LOOP_FIRST"
+detach_devices
+
+for i in 1 2 3; do new_image "$TEST_TMP/d$i" 1G; done
+ghee_mkfs -d raid1c3 -m raid0 -n 4k "$TEST_TMP"/d[1-3]
+attach_devices "$TEST_TMP"/d[1-3]
+check_image "$LOOP_FIRST"
+mount_workload_check "$LOOP_FIRST"
+compare_dump_tree "$LOOP_FIRST"
+exit 0
