@@ -5,22 +5,29 @@
 # image file, same options (-f -q, default profiles and features), timed
 # alternately in one run.  Target: ghee takes at most half the time.
 #
-# usage: bench/bench-mkfs.sh [--runs N] [--size SIZE]
-#   GHEE=path/to/ghee (default ./ghee), BENCH_RUNS=N (default 10)
+# usage: bench/bench-mkfs.sh [--runs N] [--size SIZE] [--hyperfine]
+#   GHEE=path/to/ghee (default ./ghee), BENCH_RUNS=N (default 15)
 #
-# Uses hyperfine when installed (warmup 3, N runs each, medians), else a
-# loop alternating the two commands.  Prints one line per command and
-# finally "ratio: X.XX" (ghee median / mkfs.btrfs median).
+# Most of either command's time is fsync, which on a shared machine drifts
+# with the load, so by default the two commands alternate run by run
+# (bench_compare in lib.sh) and the medians are compared.  --hyperfine
+# uses hyperfine instead (warmup 3, N runs of one command, then the
+# other).  Prints one line per command and finally "ratio: X.XX" (ghee
+# median / mkfs.btrfs median).
 
+# lib.sh defaults to 3 runs; fsync times on a busy disk need more
+BENCH_RUNS=${BENCH_RUNS:-15}
 source "$(dirname "$0")/lib.sh"
 
 SIZE=1T
-BENCH_RUNS=${BENCH_RUNS:-10}
+USE_HYPERFINE=0
+
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--runs)	BENCH_RUNS=$2; shift ;;
 	--size)	SIZE=$2; shift ;;
-	-h|--help) sed -n '3,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--hyperfine) USE_HYPERFINE=1 ;;
+	-h|--help) sed -n '4,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*)	bench_die "unknown argument '$1'" ;;
 	esac
 	shift
@@ -41,7 +48,8 @@ echo "mkfs of a $SIZE sparse image, $BENCH_RUNS runs each"
 CMD_G="$(printf '%q' "$GHEE_BIN") mkfs -f -q $(printf '%q' "$IMG_G")"
 CMD_P="mkfs.btrfs -f -q $(printf '%q' "$IMG_P")"
 
-if command -v hyperfine >/dev/null 2>&1; then
+if [ "$USE_HYPERFINE" = 1 ]; then
+	command -v hyperfine >/dev/null 2>&1 || bench_skip "hyperfine not installed"
 	hyperfine -N --warmup 3 --runs "$BENCH_RUNS" --export-json "$TMPD/h.json" \
 		--command-name "ghee mkfs" "$CMD_G" \
 		--command-name "mkfs.btrfs" "$CMD_P" > "$TMPD/h.out" 2>&1 ||

@@ -166,7 +166,7 @@ static u64 treeid_from_string(const char *arg, const char **end)
 		/* ghee: also the short form */
 		{ "BLOCK_GROUP", BTRFS_BLOCK_GROUP_TREE_OBJECTID },
 	};
-	static char buf[128];
+	char buf[128];
 	const char *str = buf;
 	size_t i, len;
 

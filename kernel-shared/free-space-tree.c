@@ -391,6 +391,13 @@ int btrfs_update_free_space_tree(struct btrfs_trans_handle *trans)
 		ret = sync_block_group(trans, bg);
 		if (ret)
 			return ret;
+		/*
+		 * The entries just written changed blocks: the extent tree
+		 * is behind until the queued refs run, and other groups'
+		 * entries would be computed from it.  Commit comes back.
+		 */
+		if (btrfs_have_delayed_refs(fs_info))
+			return 0;
 	}
 	return 0;
 }

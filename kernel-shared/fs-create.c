@@ -474,5 +474,6 @@ fail:
 int btrfs_create_fs_finish(struct btrfs_trans_handle *trans)
 {
 	trans->fs_info->write->creating = false;
+	trans->fs_info->write->finishing = true;
 	return btrfs_commit_transaction(trans);
 }

@@ -70,8 +70,7 @@ const char *btrfs_format_time(struct btrfs_printer *p, u64 sec);
 
 /* leaf geometry, safe on any block */
 u32 btrfs_print_max_items(const struct extent_buffer *eb);
-int btrfs_print_leaf_free_space(const struct btrfs_printer *p,
-				const struct extent_buffer *eb);
+int btrfs_print_leaf_free_space(const struct extent_buffer *eb);
 /* nritems clamped to what fits in the block (reported when clamped) */
 u32 btrfs_print_leaf_nritems(struct btrfs_printer *p,
 			     const struct extent_buffer *eb);

@@ -886,7 +886,7 @@ static void json_header(struct btrfs_printer *p, const struct extent_buffer *eb)
 	if (level)
 		json_kv_s64(w, "free_space", (s64)btrfs_max_node_ptrs(eb->len) - nr);
 	else
-		json_kv_s64(w, "free_space", btrfs_print_leaf_free_space(p, eb));
+		json_kv_s64(w, "free_space", btrfs_print_leaf_free_space(eb));
 	json_kv_u64(w, "generation", btrfs_header_generation(h));
 	json_kv_u64(w, "owner", btrfs_header_owner(h));
 	owner = btrfs_objectid_name(btrfs_header_owner(h), 0);

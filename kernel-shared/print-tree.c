@@ -619,8 +619,7 @@ static void header_flags_to_str(u64 flags, char *buf, size_t len)
  * item only, in int arithmetic, so a corrupted leaf gives the same odd
  * number.  Only item headers that lie inside the block are looked at.
  */
-int btrfs_print_leaf_free_space(const struct btrfs_printer *p,
-				const struct extent_buffer *eb)
+int btrfs_print_leaf_free_space(const struct extent_buffer *eb)
 {
 	u32 data_size = btrfs_leaf_data_size(eb->len);
 	u32 nr = btrfs_eb_nritems(eb);
@@ -633,7 +632,6 @@ int btrfs_print_leaf_free_space(const struct btrfs_printer *p,
 	used = btrfs_item_offset(eb, 0) + btrfs_item_size(eb, 0) -
 	       btrfs_item_offset(eb, nr - 1);
 	used += (u32)sizeof(struct btrfs_item) * nr;
-	(void)p;
 	return (int)(data_size - used);
 }
 
@@ -663,7 +661,7 @@ static void print_header_info(struct btrfs_printer *p,
 	else
 		pr_fmt(p, "leaf %llu items %u free space %d generation %llu owner ",
 			(unsigned long long)btrfs_header_bytenr(h), nr,
-			btrfs_print_leaf_free_space(p, eb),
+			btrfs_print_leaf_free_space(eb),
 			(unsigned long long)btrfs_header_generation(h));
 	pr_objectid(p, btrfs_header_owner(h), 0);
 	pr_char(p, '\n');

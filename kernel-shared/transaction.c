@@ -606,6 +606,22 @@ static int update_super(struct btrfs_trans_handle *trans)
 	return 0;
 }
 
+/*
+ * Mount reads the tree root expecting the superblock's generation: the
+ * root is copied into this transaction even when nothing else touched it.
+ */
+static int cow_tree_root(struct btrfs_trans_handle *trans)
+{
+	struct btrfs_root *tree_root = &trans->fs_info->tree_root;
+	struct extent_buffer *eb;
+	int ret;
+
+	ret = btrfs_cow_block(trans, tree_root, tree_root->node, NULL, 0, &eb);
+	if (!ret)
+		free_extent_buffer(eb);
+	return ret;
+}
+
 int btrfs_commit_transaction(struct btrfs_trans_handle *trans)
 {
 	struct btrfs_fs_info *fs_info = trans->fs_info;
@@ -616,7 +632,15 @@ int btrfs_commit_transaction(struct btrfs_trans_handle *trans)
 		ret = ws->error ? ws->error : -EIO;
 		goto fail;
 	}
-	ret = settle_metadata(trans);
+	if (!metadata_pending(fs_info) && extent_io_tree_empty(&ws->dirty) &&
+	    !ws->creating && !ws->finishing) {
+		/* nothing changed: the generation on disk stays */
+		end_transaction(trans);
+		return 0;
+	}
+	ret = cow_tree_root(trans);
+	if (!ret)
+		ret = settle_metadata(trans);
 	if (ret)
 		goto fail;
 	ret = update_super(trans);
@@ -636,6 +660,7 @@ int btrfs_commit_transaction(struct btrfs_trans_handle *trans)
 	ws->last_committed = trans->transid;
 	fs_info->generation = trans->transid;
 	ws->uuid_tree_changed = false;
+	ws->finishing = false;
 	end_transaction(trans);
 	return 0;
 fail:

@@ -95,6 +95,7 @@ struct btrfs_write_state {
 
 	/* superblock: temporary magic until a created filesystem is finished */
 	bool creating;
+	bool finishing;		/* this commit writes the real magic */
 	/* the uuid tree changed: commit stamps uuid_tree_generation */
 	bool uuid_tree_changed;
 

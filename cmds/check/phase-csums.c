@@ -138,6 +138,8 @@ static void report_missing_csums(struct check_ctx *ctx, struct range_list *cover
 	struct check_shared *sh = ctx->shared;
 	size_t i;
 
+	if (!sh->nr_csum_needs)
+		return;
 	qsort(sh->csum_needs, sh->nr_csum_needs, sizeof(*sh->csum_needs), cmp_need);
 	for (i = 0; i < sh->nr_csum_needs; i++) {
 		const struct csum_need *n = &sh->csum_needs[i];

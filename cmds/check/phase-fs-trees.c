@@ -2,28 +2,95 @@
 /*
  * Phase 7: filesystem trees.
  *
- * Every subvolume tree is streamed in key order; the items of one inode
- * are contiguous, so one inode record is kept at a time.  This first
- * version checks that each inode has its inode item, that only key types
- * known to live in filesystem trees appear, and records for phase 8 the
- * data each checksummed file extent reads.
+ * Every subvolume and snapshot tree (id 5 and 256.. in the tree of tree
+ * roots) is streamed in key order, one inode at a time (fs-trees.h); the
+ * data relocation tree gets the per-inode checks only.  Trees being
+ * deleted (root refs 0) are skipped: parts of them are already gone.
+ *
+ * Outside the inode number range a filesystem tree holds only orphan
+ * items (ORPHAN_OBJECTID, ORPHAN_ITEM, inode).  They sort after every
+ * inode, so they are read first, with one search, to know which inodes
+ * with no links left are being deleted.  The old inode cache
+ * (FREE_INO_OBJECTID, FREE_SPACE_OBJECTID) is gone from the kernel: its
+ * items are reported, once per tree.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include "check.h"
+#include "fs-trees.h"
 #include "iter.h"
 #include "kernel-shared/accessors.h"
-#include "kernel-shared/ctree.h"
+#include "kernel-shared/tree-checker.h"
 
-struct inode_rec {
-	u64 ino;
-	bool has_inode_item;
-	bool nodatasum;
-	bool reported_missing;
+struct fs_tree_id {
+	u64 id;
+	u64 blocks;		/* tree blocks, for the progress line */
 };
 
-static bool fs_tree_key_type_known(u8 type)
+struct fs_trees {
+	struct fs_tree_id *ids;
+	size_t nr;
+	size_t alloc;
+	u64 blocks_total;
+	u64 blocks_done;
+};
+
+static bool is_inode_number(u64 objectid)
+{
+	return objectid >= BTRFS_FIRST_FREE_OBJECTID &&
+	       objectid <= BTRFS_LAST_FREE_OBJECTID;
+}
+
+static bool is_inode_cache(u64 objectid)
+{
+	return objectid == BTRFS_FREE_INO_OBJECTID ||
+	       objectid == BTRFS_FREE_SPACE_OBJECTID;
+}
+
+/* ---- orphan items ---- */
+
+static int load_orphans(struct fs_tree *t)
+{
+	struct btrfs_key key = { BTRFS_ORPHAN_OBJECTID, BTRFS_ORPHAN_ITEM_KEY, 0 };
+	struct btrfs_path path;
+	size_t alloc = 0;
+	int ret;
+
+	btrfs_init_path(&path);
+	ret = check_iter_start(&t->root, &key, &path);
+	while (ret == 0) {
+		btrfs_path_key(&path, &key);
+		if (key.objectid != BTRFS_ORPHAN_OBJECTID || key.type != BTRFS_ORPHAN_ITEM_KEY)
+			break;
+		if (t->nr_orphans == alloc) {
+			size_t n = alloc ? alloc * 2 : 64;
+			u64 *p = realloc(t->orphans, n * sizeof(*p));
+
+			if (!p) {
+				ret = -ENOMEM;
+				break;
+			}
+			t->orphans = p;
+			alloc = n;
+		}
+		t->orphans[t->nr_orphans++] = key.offset;
+		ret = check_iter_next(&t->root, &path);
+	}
+	btrfs_release_path(&path);
+	return ret < 0 && ret != -EIO ? ret : 0;
+}
+
+/* ---- the stream ---- */
+
+struct fs_stream {
+	u64 cache_items;	/* items of the deprecated inode cache */
+	struct btrfs_key cache_key;
+	u64 last_leaf;
+};
+
+static bool inode_key_type_known(u8 type)
 {
 	switch (type) {
 	case BTRFS_INODE_ITEM_KEY:
@@ -32,9 +99,6 @@ static bool fs_tree_key_type_known(u8 type)
 	case BTRFS_XATTR_ITEM_KEY:
 	case BTRFS_VERITY_DESC_ITEM_KEY:
 	case BTRFS_VERITY_MERKLE_ITEM_KEY:
-	case BTRFS_ORPHAN_ITEM_KEY:
-	case BTRFS_DIR_LOG_ITEM_KEY:
-	case BTRFS_DIR_LOG_INDEX_KEY:
 	case BTRFS_DIR_ITEM_KEY:
 	case BTRFS_DIR_INDEX_KEY:
 	case BTRFS_EXTENT_DATA_KEY:
@@ -43,118 +107,223 @@ static bool fs_tree_key_type_known(u8 type)
 	return false;
 }
 
-static void record_csum_need(struct check_ctx *ctx, u64 root_id,
-			     const struct inode_rec *rec,
-			     struct extent_buffer *leaf, int slot)
+/* an item outside the inode number range */
+static void other_item(struct fs_tree *t, struct fs_stream *s, const struct btrfs_key *key)
 {
-	const struct btrfs_file_extent_item *fi;
-	u64 start, len;
-
-	if (rec->nodatasum || btrfs_item_size(leaf, slot) < sizeof(*fi))
+	if (key->objectid == BTRFS_ORPHAN_OBJECTID && key->type == BTRFS_ORPHAN_ITEM_KEY) {
+		/* read up front; an orphan item whose inode is gone is harmless */
+		if (!is_inode_number(key->offset))
+			check_problem(t->ctx, PR_ORPHAN_ITEM_INVALID, &(struct problem_ctx){
+				.root = t->root_id, .inode = key->offset,
+				.detail = "not an inode number" });
 		return;
-	fi = btrfs_item_ptr(leaf, slot, struct btrfs_file_extent_item);
-	if (btrfs_file_extent_type(fi) != BTRFS_FILE_EXTENT_REG ||
-	    !btrfs_file_extent_disk_bytenr(fi))
-		return;
-	if (btrfs_file_extent_compression(fi)) {
-		start = btrfs_file_extent_disk_bytenr(fi);
-		len = btrfs_file_extent_disk_num_bytes(fi);
-	} else {
-		start = btrfs_file_extent_disk_bytenr(fi) + btrfs_file_extent_offset(fi);
-		len = btrfs_file_extent_num_bytes(fi);
 	}
-	check_need_csums(ctx->shared, start, len, root_id, rec->ino);
+	if (is_inode_cache(key->objectid)) {
+		if (!s->cache_items++)
+			s->cache_key = *key;
+		return;
+	}
+	check_problem(t->ctx, PR_FS_TREE_UNKNOWN_KEY, &(struct problem_ctx){
+		.root = t->root_id, .key = *key });
 }
 
-static void check_item(struct check_ctx *ctx, u64 root_id, struct inode_rec *rec,
-		       struct extent_buffer *leaf, int slot, const struct btrfs_key *key)
+static void inode_item(struct fs_tree *t, struct extent_buffer *leaf, int slot,
+		       const struct btrfs_key *key)
 {
-	if (key->objectid != rec->ino) {
-		memset(rec, 0, sizeof(*rec));
-		rec->ino = key->objectid;
-	}
-	if (key->objectid == BTRFS_ORPHAN_OBJECTID && key->type == BTRFS_ORPHAN_ITEM_KEY)
-		return;
-	if (!fs_tree_key_type_known(key->type)) {
-		check_problem(ctx, PR_FS_TREE_UNKNOWN_KEY, &(struct problem_ctx){
-			.root = root_id, .key = *key });
+	struct tree_check_error err;
+
+	if (!inode_key_type_known(key->type)) {
+		check_problem(t->ctx, PR_FS_TREE_UNKNOWN_KEY, &(struct problem_ctx){
+			.root = t->root_id, .key = *key });
 		return;
 	}
-	if (key->type == BTRFS_INODE_ITEM_KEY) {
-		rec->has_inode_item = true;
-		if (btrfs_item_size(leaf, slot) >= sizeof(struct btrfs_inode_item))
-			rec->nodatasum = btrfs_inode_flags(btrfs_item_ptr(leaf, slot,
-					struct btrfs_inode_item)) & BTRFS_INODE_NODATASUM;
+	if (btrfs_check_item(t->ctx->fs_info, leaf, slot, &err)) {
+		/* phase 3 reported the item; what it would say is unknown */
+		t->ino.damaged = true;
 		return;
 	}
-	if (!rec->has_inode_item && !rec->reported_missing &&
-	    key->objectid >= BTRFS_FIRST_FREE_OBJECTID) {
-		rec->reported_missing = true;
-		check_problem(ctx, PR_INODE_ITEM_MISSING, &(struct problem_ctx){
-			.root = root_id, .inode = key->objectid,
-			.detail = "items exist for it" });
+	switch (key->type) {
+	case BTRFS_INODE_ITEM_KEY:
+		fs_inode_item(t, leaf, slot);
+		break;
+	case BTRFS_INODE_REF_KEY:
+		fs_inode_ref(t, leaf, slot, key);
+		break;
+	case BTRFS_INODE_EXTREF_KEY:
+		fs_inode_extref(t, leaf, slot, key);
+		break;
+	case BTRFS_XATTR_ITEM_KEY:
+		fs_xattr_item(t, leaf, slot, key);
+		break;
+	case BTRFS_DIR_ITEM_KEY:
+		fs_dir_item(t, leaf, slot, key);
+		break;
+	case BTRFS_DIR_INDEX_KEY:
+		fs_dir_index(t, leaf, slot, key);
+		break;
+	case BTRFS_EXTENT_DATA_KEY:
+		fs_file_extent(t, leaf, slot, key);
+		break;
 	}
-	if (key->type == BTRFS_EXTENT_DATA_KEY)
-		record_csum_need(ctx, root_id, rec, leaf, slot);
 }
 
-static int check_one_tree(struct check_ctx *ctx, u64 root_id)
+static void stream_item(struct fs_tree *t, struct fs_stream *s,
+			struct extent_buffer *leaf, int slot,
+			const struct btrfs_key *key)
+{
+	if (key->objectid != t->ino.ino) {
+		fs_inode_finish(t);
+		fs_inode_begin(t, is_inode_number(key->objectid) ? key->objectid : 0);
+	}
+	if (!t->ino.ino)
+		other_item(t, s, key);
+	else
+		inode_item(t, leaf, slot, key);
+}
+
+static void progress_leaf(struct fs_tree *t, struct fs_trees *all, struct fs_stream *s,
+			  const struct extent_buffer *leaf)
+{
+	if (leaf->start == s->last_leaf)
+		return;
+	s->last_leaf = leaf->start;
+	all->blocks_done++;
+	progress_update(&t->ctx->progress, all->blocks_done);
+}
+
+static int stream_tree(struct fs_tree *t, struct fs_trees *all)
 {
 	struct btrfs_key key = { 0, 0, 0 };
-	struct inode_rec rec = { 0 };
-	struct btrfs_root root;
+	struct fs_stream s = { 0 };
 	struct btrfs_path path;
 	int ret;
 
-	ret = btrfs_read_root(ctx->fs_info, root_id, &root);
-	if (ret)
-		return 0;	/* phases 3 and 4 report unreadable trees */
-	if (!btrfs_root_refs(&root.root_item)) {
-		btrfs_release_root(&root);
-		return 0;	/* being deleted */
-	}
 	btrfs_init_path(&path);
-	ret = check_iter_start(&root, &key, &path);
+	fs_inode_begin(t, 0);
+	ret = check_iter_start(&t->root, &key, &path);
 	while (ret == 0) {
 		btrfs_path_key(&path, &key);
-		check_item(ctx, root_id, &rec, path.nodes[0], path.slots[0], &key);
-		ret = check_iter_next(&root, &path);
+		progress_leaf(t, all, &s, path.nodes[0]);
+		stream_item(t, &s, path.nodes[0], path.slots[0], &key);
+		ret = check_iter_next(&t->root, &path);
 	}
 	btrfs_release_path(&path);
-	btrfs_release_root(&root);
-	return ret < 0 ? ret : 0;
+	fs_inode_finish(t);
+	if (s.cache_items)
+		check_problem(t->ctx, PR_INODE_CACHE_DEPRECATED, &(struct problem_ctx){
+			.root = t->root_id, .key = s.cache_key, .found = s.cache_items });
+	return ret < 0 && ret != -EIO ? ret : 0;
 }
 
-/* every subvolume tree id, from the root tree */
-static int for_each_fs_tree(struct check_ctx *ctx)
+static int check_one_tree(struct check_ctx *ctx, struct fs_trees *all, u64 root_id)
+{
+	struct fs_tree *t;
+	int ret;
+
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	t->ctx = ctx;
+	t->root_id = root_id;
+	t->light = root_id == BTRFS_DATA_RELOC_TREE_OBJECTID;
+	t->no_holes = btrfs_fs_incompat(ctx->fs_info, BTRFS_FEATURE_INCOMPAT_NO_HOLES);
+	t->super_gen = btrfs_super_generation(&ctx->fs_info->super_copy);
+	t->sectorsize = ctx->fs_info->sectorsize;
+	ret = btrfs_read_root(ctx->fs_info, root_id, &t->root);
+	if (ret) {
+		free(t);
+		return 0;	/* phases 3 and 4 report unreadable trees */
+	}
+	if (btrfs_root_refs(&t->root.root_item)) {
+		t->root_dirid = btrfs_root_dirid(&t->root.root_item);
+		ret = load_orphans(t);
+		if (!ret)
+			ret = stream_tree(t, all);
+		if (!ret)
+			fs_links_merge(t);
+	}
+	free(t->links);
+	free(t->pend);
+	free(t->orphans);
+	btrfs_release_root(&t->root);
+	free(t);
+	return ret;
+}
+
+/* ---- which trees ---- */
+
+static bool is_checked_tree(u64 objectid)
+{
+	return objectid == BTRFS_FS_TREE_OBJECTID || is_inode_number(objectid) ||
+	       objectid == BTRFS_DATA_RELOC_TREE_OBJECTID;
+}
+
+static int add_tree_id(struct check_ctx *ctx, struct fs_trees *all,
+		       struct extent_buffer *leaf, int slot, u64 objectid)
+{
+	const struct btrfs_root_item *ri;
+	struct fs_tree_id *id;
+	u64 blocks = 1;
+
+	if (btrfs_item_size(leaf, slot) >= BTRFS_ROOT_ITEM_V1_SIZE) {
+		ri = btrfs_item_ptr(leaf, slot, struct btrfs_root_item);
+		if (!btrfs_root_refs(ri))
+			return 0;	/* being deleted */
+		blocks = btrfs_root_bytes_used(ri) / ctx->fs_info->nodesize;
+	}
+	if (all->nr && all->ids[all->nr - 1].id == objectid)
+		return 0;
+	if (all->nr == all->alloc) {
+		size_t n = all->alloc ? all->alloc * 2 : 64;
+		struct fs_tree_id *p = realloc(all->ids, n * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		all->ids = p;
+		all->alloc = n;
+	}
+	id = &all->ids[all->nr++];
+	id->id = objectid;
+	id->blocks = blocks;
+	all->blocks_total += blocks;
+	return 0;
+}
+
+static int collect_trees(struct check_ctx *ctx, struct fs_trees *all)
 {
 	struct btrfs_root *tree_root = &ctx->fs_info->tree_root;
 	struct btrfs_key key = { BTRFS_FS_TREE_OBJECTID, BTRFS_ROOT_ITEM_KEY, 0 };
 	struct btrfs_path path;
-	u64 last = 0;
 	int ret;
 
 	btrfs_init_path(&path);
 	ret = check_iter_start(tree_root, &key, &path);
 	while (ret == 0) {
 		btrfs_path_key(&path, &key);
-		if (key.objectid > BTRFS_LAST_FREE_OBJECTID)
-			break;
-		if (key.type == BTRFS_ROOT_ITEM_KEY && key.objectid != last &&
-		    (key.objectid == BTRFS_FS_TREE_OBJECTID ||
-		     key.objectid >= BTRFS_FIRST_FREE_OBJECTID)) {
-			last = key.objectid;
-			ret = check_one_tree(ctx, key.objectid);
+		if (key.type == BTRFS_ROOT_ITEM_KEY && is_checked_tree(key.objectid)) {
+			ret = add_tree_id(ctx, all, path.nodes[0], path.slots[0], key.objectid);
 			if (ret)
 				break;
 		}
 		ret = check_iter_next(tree_root, &path);
 	}
 	btrfs_release_path(&path);
-	return ret < 0 ? ret : 0;
+	return ret < 0 && ret != -EIO ? ret : 0;
 }
 
 int check_phase_fs_trees(struct check_ctx *ctx)
 {
-	return for_each_fs_tree(ctx);
+	struct fs_trees all = { 0 };
+	size_t i;
+	int ret;
+
+	ret = collect_trees(ctx, &all);
+	if (ret)
+		goto out;
+	progress_start(&ctx->progress, "tree blocks", all.blocks_total);
+	for (i = 0; i < all.nr && !ret; i++)
+		ret = check_one_tree(ctx, &all, all.ids[i].id);
+out:
+	free(all.ids);
+	return ret;
 }

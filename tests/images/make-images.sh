@@ -34,8 +34,9 @@ rb_uuid()
 	echo "${h:0:8}-${h:8:4}-4${h:13:3}-8${h:17:3}-${h:20:12}"
 }
 
-# rb_mkfs SIZE [MKFS ARGS...]: create the sparse image IMG
-rb_mkfs()
+# rb_mkfs_raw SIZE [MKFS ARGS...]: create the sparse image IMG exactly as
+# mkfs.btrfs makes it
+rb_mkfs_raw()
 {
 	local size=$1
 
@@ -45,10 +46,28 @@ rb_mkfs()
 		{ cat "$OUT/mkfs.log"; return 1; }
 }
 
-# rb_mount [OPTS]: loop-mount IMG on MNT
+# rb_mkfs SIZE [MKFS ARGS...]: the same for an image the kernel mounts
+# next: without a free space tree, which the kernel then builds at the first
+# mount (rb_mount asks for space_cache=v2).  mkfs.btrfs 6.2's own free space
+# tree keeps FREE_SPACE_INFO/EXTENT items of the temporary chunks it
+# dropped (at 1 MiB and 5 MiB, no block group there any more) and the
+# kernel never removes them; only the pure mkfs images keep that.
+rb_mkfs()
+{
+	local size=$1
+
+	shift
+	rb_mkfs_raw "$size" -R ^free-space-tree "$@"
+}
+
+# rb_mount [OPTS]: loop-mount IMG on MNT; space_cache=v2 unless OPTS say
+# otherwise
 rb_mount()
 {
-	mount -o "loop${1:+,$1}" "$IMG" "$MNT"
+	local opts=${1:-}
+
+	[[ $opts == *space_cache* ]] || opts=${opts:+$opts,}space_cache=v2
+	mount -o "loop,$opts" "$IMG" "$MNT"
 }
 
 rb_remount()
@@ -196,14 +215,14 @@ build_workload_balance_raid1()
 
 	DESC="kernel-written: two-device raid1 (data and metadata), files written and some deleted, then a full balance; devices: NAME.img NAME.dev2"
 	truncate -s 384M "$IMG" "$dev2"
-	mkfs.btrfs -q -f -U "$(rb_uuid "$NAME")" -d raid1 -m raid1 \
-		"$IMG" "$dev2" > "$OUT/mkfs.log" 2>&1 ||
+	mkfs.btrfs -q -f -U "$(rb_uuid "$NAME")" -R ^free-space-tree \
+		-d raid1 -m raid1 "$IMG" "$dev2" > "$OUT/mkfs.log" 2>&1 ||
 		{ cat "$OUT/mkfs.log"; return 1; }
 	printf '%s\n' "$NAME.img" "$NAME.dev2" > "$OUT/$NAME.devices"
 	l1=$(losetup --find --show "$IMG")
 	l2=$(losetup --find --show "$dev2")
 	btrfs device scan "$l1" "$l2" >/dev/null
-	mount "$l1" "$MNT"
+	mount -o space_cache=v2 "$l1" "$MNT"
 	rb_populate fill "$MNT/a" a 40 262144 random
 	rb_populate fill "$MNT/b" b 40 65536 text
 	rm -f "$MNT"/a/a-000? "$MNT"/a/a-002?
@@ -257,8 +276,11 @@ rb_mkfs_image()
 
 	shift 2
 	rb_populate rootdir "$TMPD/rootdir"
+	if [ "$opts" = - ]; then
+		rb_mkfs_raw "$size" --rootdir "$TMPD/rootdir" "$@"
+		return
+	fi
 	rb_mkfs "$size" --rootdir "$TMPD/rootdir" "$@"
-	[ "$opts" = - ] && return 0
 	if [ "$opts" = default ]; then
 		rb_mount
 	else
@@ -271,7 +293,7 @@ rb_mkfs_image()
 build_mkfs_empty()
 {
 	DESC="mkfs.btrfs defaults, nothing written"
-	rb_mkfs 256M
+	rb_mkfs_raw 256M
 }
 
 build_mkfs_rootdir()
@@ -341,7 +363,12 @@ build_mkfs_bgt()
 		echo "$NAME: skipped, this mkfs.btrfs has no block-group-tree feature"
 		return 77
 	fi
-	rb_mkfs_image 256M default -O block-group-tree
+	# the block group tree needs the free space tree from mkfs
+	rb_populate rootdir "$TMPD/rootdir"
+	rb_mkfs_raw 256M --rootdir "$TMPD/rootdir" -O block-group-tree
+	rb_mount
+	rb_populate mkfs-extra "$MNT"
+	rb_umount
 }
 
 ALL_IMAGES="

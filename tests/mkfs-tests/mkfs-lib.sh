@@ -102,24 +102,25 @@ tree_shape()
 			gsub(/ /, "_", tree)
 		}
 		/^\titem [0-9]+ key / {
-			t = $6
+			t = $5
 			for (i = 1; i <= NF; i++)
 				if ($i == "itemsize") size = $(i + 1)
 			print tree, t, size
 		}' | sort | uniq -c
 }
 
-# workload MNT: what a new filesystem must take: copy a tree of files,
-# write 100 MB and fsync it, delete half, a subvolume and a snapshot,
-# scrub and a full balance
-workload()
+# step WHAT CMD...: run one workload step, saying which one failed
+step()
 {
-	local mnt=$1 f i=0
+	local what=$1
 
-	mkdir -p "$mnt/tree" || return 1
-	cp -a "$TOP/kernel-shared" "$TOP/cmds" "$TOP/tests/images" "$mnt/tree/" ||
-		return 1
-	python3 - "$mnt/big" <<'PY' || return 1
+	shift
+	"$@" || { echo "workload step failed: $what" >&2; return 1; }
+}
+
+_write_big()
+{
+	python3 - "$1" <<'PY'
 import os, sys
 fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
 block = bytes(range(256)) * 4096
@@ -128,20 +129,40 @@ for i in range(100):
 os.fsync(fd)
 os.close(fd)
 PY
-	for f in $(find "$mnt/tree" -type f | sort); do
+}
+
+_delete_half()
+{
+	local f i=0
+
+	while IFS= read -r f; do
 		i=$((i + 1))
-		[ $((i % 2)) -eq 0 ] && rm -f "$f"
-	done
+		[ $((i % 2)) -eq 0 ] && { rm -f "$f" || return 1; }
+	done < <(find "$1" -type f | sort)
 	sync
-	btrfs subvolume create "$mnt/sub" >/dev/null || return 1
-	cp -a "$mnt/tree/cmds" "$mnt/sub/" || return 1
-	btrfs subvolume snapshot "$mnt/sub" "$mnt/snap" >/dev/null || return 1
-	btrfs subvolume snapshot -r "$mnt" "$mnt/snap-ro" >/dev/null || return 1
+}
+
+# workload MNT: what a new filesystem must take: copy a tree of files,
+# write 100 MB and fsync it, delete half, a subvolume and snapshots, scrub
+# and a full balance
+workload()
+{
+	local mnt=$1
+
+	step "mkdir" mkdir -p "$mnt/tree" || return 1
+	step "copy a tree" cp -a "$TOP/kernel-shared" "$TOP/cmds" \
+		"$TOP/tests/images" "$mnt/tree/" || return 1
+	step "write 100 MB" _write_big "$mnt/big" || return 1
+	step "delete half" _delete_half "$mnt/tree" || return 1
+	step "subvolume create" btrfs subvolume create "$mnt/sub" >/dev/null || return 1
+	step "copy into the subvolume" cp -a "$mnt/tree/cmds" "$mnt/sub/" || return 1
+	step "snapshot" btrfs subvolume snapshot "$mnt/sub" "$mnt/snap" >/dev/null || return 1
+	step "read-only snapshot" btrfs subvolume snapshot -r "$mnt" "$mnt/snap-ro" >/dev/null || return 1
 	sync
-	btrfs scrub start -B "$mnt" >/dev/null || return 1
-	btrfs balance start --full-balance "$mnt" >/dev/null || return 1
-	cmp -s "$mnt/sub/cmds/main.c" "$mnt/snap/cmds/main.c" || return 1
-	[ "$(stat -c %s "$mnt/big")" = 104857600 ] || return 1
+	step "scrub" btrfs scrub start -B "$mnt" >/dev/null || return 1
+	step "balance" btrfs balance start --full-balance "$mnt" >/dev/null || return 1
+	step "compare the snapshot" diff -r "$mnt/sub" "$mnt/snap" || return 1
+	step "size of the big file" test "$(stat -c %s "$mnt/big")" = 104857600 || return 1
 }
 
 # mount_workload_check IMG|DEV [MORE...]: mount read-write, run the

@@ -13,7 +13,9 @@
 	X(csum) \
 	X(rbtree) \
 	X(extent_io_tree) \
-	X(free_space)
+	X(free_space) \
+	X(ctree) \
+	X(alloc)
 
 #define GHEE_DECLARE_SUITE(name) Suite *name##_suite(void);
 GHEE_UNIT_SUITES(GHEE_DECLARE_SUITE)

@@ -6,26 +6,8 @@ source "$TOP/tests/common.sh"
 need_progs clang mkfs.btrfs
 
 : "${GHEE_FUZZ_SECONDS:=20}"
-out=$CACHE/fuzz
-mkdir -p "$out"
-bin=$out/fuzz-tree-block
-srcs=(tests/fuzz/fuzz-tree-block.c lib/crc32c.c lib/json-writer.c
-      kernel-shared/{extent_io,volumes,disk-io,tree-checker,ctree,messages,csum}.c
-      kernel-shared/print-tree*.c)
-cd "$TOP" || fail "no source tree"
-build_needed=1
-if [ -x "$bin" ]; then
-	build_needed=0
-	for s in "${srcs[@]}" kernel-shared/*.h; do
-		[ "$s" -nt "$bin" ] && build_needed=1
-	done
-fi
-if [ $build_needed = 1 ]; then
-	clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-D_GNU_SOURCE -I"$BUILDDIR" -I. -Ikernel-shared -Ilib "${srcs[@]}" \
-		$(pkg-config --cflags --libs libxxhash libsodium) -o "$bin" ||
-		skip "cannot build the fuzzer with clang (libclang-rt missing?)"
-fi
+bin=$CACHE/fuzz/fuzz-tree-block
+bash "$TOP/tests/fuzz/build.sh" fuzz-tree-block "$bin" || exit $?
 
 seeds=$TEST_TMP/seeds
 mkdir -p "$seeds"

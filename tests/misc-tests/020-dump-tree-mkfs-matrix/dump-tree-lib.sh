@@ -87,7 +87,8 @@ dt_json()
 	return 1
 }
 
-# dt_all_modes LABEL DEV...: every mode of DT_MODES, then JSON twice
+# dt_all_modes LABEL DEV...: every mode of DT_MODES (a test may set its
+# own list), then JSON twice
 dt_all_modes()
 {
 	local label=$1 mode

@@ -14,6 +14,9 @@ need_progs_version
 need_progs python3 xz
 need_corpus
 
+# the trees one by one add little over the whole dump here: keep it quick
+DT_MODES=("" "-e" "-d" "-r" "-R" "-u" "-t fs" "--dfs" "--hide-names"
+	  "--csum-items" "--csum-headers --bfs")
 mapfile -t names < <(corpus_names "")
 corpus_prefetch "${names[@]}"
 nr_dumped=0

@@ -8,7 +8,7 @@ source "$TOP/tests/mkfs-tests/mkfs-lib.sh"
 need_ghee
 need_progs_version
 need_loop
-for i in 1 2 3 4; do new_image "$TEST_TMP/d$i" 1G; done
+for i in 1 2 3 4; do new_image "$TEST_TMP/d$i" 2G; done
 ghee_mkfs -d raid10 -m raid1c4 "$TEST_TMP"/d[1-4]
 attach_devices "$TEST_TMP"/d[1-4]
 check_image "$LOOP_FIRST"
@@ -16,7 +16,7 @@ mount_workload_check "$LOOP_FIRST"
 compare_dump_tree "$LOOP_FIRST"
 detach_devices
 
-for i in 1 2 3; do new_image "$TEST_TMP/d$i" 1G; done
+for i in 1 2 3; do new_image "$TEST_TMP/d$i" 2G; done
 ghee_mkfs -d raid1c3 -m raid0 -n 4k "$TEST_TMP"/d[1-3]
 attach_devices "$TEST_TMP"/d[1-3]
 check_image "$LOOP_FIRST"

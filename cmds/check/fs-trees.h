@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Phase 7 internals: the state of one filesystem tree being streamed.
+ *
+ * A subvolume tree is read once in key order.  The items of one inode are
+ * contiguous (key objectid = inode number), so one inode record is kept at
+ * a time (fs-inode.c), fed by its file extents (fs-extents.c) and its
+ * names (fs-dir.c).  What must be matched across inodes — the entries a
+ * directory holds against the inode refs of the inodes they name — is
+ * collected as compact link records, sorted and merged when the tree ends;
+ * names are re-read from the tree only to report a mismatch.
+ */
+#ifndef GHEE_CHECK_FS_TREES_H
+#define GHEE_CHECK_FS_TREES_H
+
+#include <stdbool.h>
+#include "check.h"
+#include "kernel-shared/ctree.h"
+
+/* link record flags */
+#define FS_LINK_REF		(1U << 0)	/* from an inode ref or extref */
+#define FS_LINK_EXTREF		(1U << 1)	/* from an inode extref */
+#define FS_LINK_HAS_ITEM	(1U << 2)	/* entry: a DIR_ITEM names it */
+#define FS_LINK_HAS_INDEX	(1U << 3)	/* entry: a DIR_INDEX names it */
+#define FS_LINK_SUBVOL		(1U << 4)	/* entry: points to a subvolume root */
+#define FS_LINK_NO_INODE	(1U << 5)	/* ref: its inode has no inode item */
+
+/*
+ * One name of a link, seen from the directory (an entry: dir item and dir
+ * index merged) or from the inode (a ref).  32 bytes; two per link.
+ */
+struct fs_link {
+	u64 parent;		/* directory inode */
+	u64 child;		/* inode (or subvolume id) the name points to */
+	u64 index;		/* dir index; entries without DIR_INDEX: 0 */
+	u32 hash;		/* btrfs name hash of the name */
+	u8 name_len;
+	u8 type;		/* entry: its BTRFS_FT_*; ref: the inode's, from its mode */
+	u8 flags;		/* FS_LINK_* */
+};
+
+/* a DIR_ITEM entry of the directory being read, until its DIR_INDEXes come */
+struct fs_dir_pending {
+	u64 child;
+	u32 hash;
+	u8 name_len;
+	u8 type;
+	u8 flags;
+	u8 matched;
+};
+
+/* the inode being read */
+struct fs_inode {
+	u64 ino;
+	bool has_item;		/* its INODE_ITEM was read */
+	bool orphan;		/* nlink 0 and an orphan item: being deleted */
+	bool bad_mode;
+	bool damaged;		/* an item of it failed phase 3's checks */
+	bool reported_not_dir;
+	u32 mode;
+	u32 nlink;
+	u64 size;
+	u64 nbytes;
+	u64 flags;
+	u64 generation;
+	u64 transid;
+
+	u64 nr_refs;		/* inode ref + extref entries */
+	u64 dir_names;		/* name lengths of its dir items and dir indexes */
+
+	/* file extents (fs-extents.c) */
+	u64 found_nbytes;
+	u64 extent_end;		/* end of the furthest extent so far */
+	u64 nr_extents;
+	bool has_inline;
+	u64 nr_holes_reported;
+};
+
+struct fs_tree {
+	struct check_ctx *ctx;
+	struct btrfs_root root;
+	u64 root_id;
+	u64 root_dirid;
+	bool light;		/* the data reloc tree: inodes and extents only */
+	bool no_holes;
+	u64 super_gen;
+	u32 sectorsize;
+
+	u64 *orphans;		/* inodes with an orphan item, ascending */
+	size_t nr_orphans;
+
+	struct fs_inode ino;
+
+	struct fs_link *links;
+	size_t nr_links;
+	size_t alloc_links;
+	int error;		/* -ENOMEM while collecting */
+
+	struct fs_dir_pending *pend;	/* DIR_ITEM entries of ino */
+	size_t nr_pend;
+	size_t alloc_pend;
+	bool pend_sorted;
+};
+
+/* fs-inode.c */
+void fs_inode_begin(struct fs_tree *t, u64 ino);
+void fs_inode_item(struct fs_tree *t, struct extent_buffer *leaf, int slot);
+void fs_inode_finish(struct fs_tree *t);
+void fs_xattr_item(struct fs_tree *t, struct extent_buffer *leaf, int slot,
+		   const struct btrfs_key *key);
+bool fs_tree_is_orphan(const struct fs_tree *t, u64 ino);
+
+/* fs-dir.c */
+void fs_dir_item(struct fs_tree *t, struct extent_buffer *leaf, int slot,
+		 const struct btrfs_key *key);
+void fs_dir_index(struct fs_tree *t, struct extent_buffer *leaf, int slot,
+		  const struct btrfs_key *key);
+void fs_inode_ref(struct fs_tree *t, struct extent_buffer *leaf, int slot,
+		  const struct btrfs_key *key);
+void fs_inode_extref(struct fs_tree *t, struct extent_buffer *leaf, int slot,
+		     const struct btrfs_key *key);
+/* the DIR_ITEM entries left unmatched when the directory ends */
+void fs_dir_finish(struct fs_tree *t);
+/* match entries and refs of the whole tree; frees the records */
+void fs_links_merge(struct fs_tree *t);
+int fs_link_add(struct fs_tree *t, const struct fs_link *l);
+
+/* fs-extents.c */
+void fs_file_extent(struct fs_tree *t, struct extent_buffer *leaf, int slot,
+		    const struct btrfs_key *key);
+void fs_extents_finish(struct fs_tree *t);
+
+#endif
