@@ -424,15 +424,50 @@ static void free_paths(struct dump_tree_opts *o)
 	free(o->paths);
 }
 
-/* progs says so on stdout while opening */
-static void print_missing_devices(struct btrfs_fs_info *fs_info)
+static bool device_present(const struct btrfs_fs_info *fs_info, u64 devid)
 {
 	int i;
 
 	for (i = 0; i < fs_info->num_devices; i++)
-		if (fs_info->devices[i].fd < 0)
-			printf("warning, device %llu is missing\n",
-			       (unsigned long long)fs_info->devices[i].devid);
+		if (fs_info->devices[i].devid == devid)
+			return fs_info->devices[i].fd >= 0;
+	return false;
+}
+
+/*
+ * progs says "warning, device N is missing" on stdout while it maps the
+ * chunks of the superblock's system chunk array: once for every stripe
+ * on a device it was not given.
+ */
+static void print_missing_devices(const struct btrfs_fs_info *fs_info)
+{
+	const struct btrfs_super_block *sb = &fs_info->super_copy;
+	const u8 *array = sb->sys_chunk_array;
+	u32 size = btrfs_super_sys_array_size(sb);
+	u32 cur = 0, len;
+	u16 i, num;
+
+	if (size > BTRFS_SYSTEM_CHUNK_ARRAY_SIZE)
+		return;
+	while (cur + sizeof(struct btrfs_disk_key) + offsetof(struct btrfs_chunk, stripe) <= size) {
+		const struct btrfs_disk_key *key = (const void *)(array + cur);
+		const struct btrfs_chunk *chunk = (const void *)(key + 1);
+
+		if (btrfs_disk_key_type(key) != BTRFS_CHUNK_ITEM_KEY)
+			return;
+		num = btrfs_chunk_num_stripes(chunk);
+		len = sizeof(*key) + btrfs_chunk_item_size(num);
+		if (!num || cur + len > size)
+			return;
+		for (i = 0; i < num; i++) {
+			u64 devid = btrfs_stripe_devid(btrfs_chunk_stripe(chunk, i));
+
+			if (!device_present(fs_info, devid))
+				printf("warning, device %llu is missing\n",
+				       (unsigned long long)devid);
+		}
+		cur += len;
+	}
 }
 
 static struct btrfs_fs_info *open_fs(struct dump_tree_opts *o)

@@ -400,6 +400,9 @@ int btrfs_read_block_groups(struct btrfs_fs_info *fs_info)
 		ret = read_bg_item(fs_info, bg);
 		if (ret)
 			return ret;
+		/* parity profiles are not written here: never allocate there */
+		if (ml->type & (BTRFS_BLOCK_GROUP_RAID5 | BTRFS_BLOCK_GROUP_RAID6))
+			bg->readonly = true;
 	}
 	return remove_allocated_extents(fs_info);
 }
@@ -582,4 +585,65 @@ int btrfs_write_dirty_block_groups(struct btrfs_trans_handle *trans)
 			return ret;
 	}
 	return 0;
+}
+
+/* ---- repair helpers ---- */
+
+int btrfs_recalc_block_group_used(struct btrfs_fs_info *fs_info, int *nr_changed)
+{
+	struct btrfs_write_state *ws = wstate(fs_info);
+	struct btrfs_root *root = &fs_info->extent_root;
+	struct btrfs_key key = { 0, 0, 0 };
+	struct btrfs_path path;
+	u64 *sums;
+	size_t i;
+	int ret;
+
+	*nr_changed = 0;
+	if (btrfs_have_delayed_refs(fs_info))
+		return -EBUSY;	/* the extent tree is behind: run them first */
+	sums = calloc(ws->nr_bgs + 1, sizeof(*sums));
+	if (!sums)
+		return -ENOMEM;
+	btrfs_init_path(&path);
+	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
+	if (ret < 0)
+		goto out;
+	ret = btrfs_path_fixup_slot(root, &path);
+	while (ret == 0) {
+		btrfs_path_key(&path, &key);
+		if (key.type == BTRFS_EXTENT_ITEM_KEY || key.type == BTRFS_METADATA_ITEM_KEY) {
+			size_t idx = bg_search(ws, key.objectid);
+
+			if (idx < ws->nr_bgs && ws->bgs[idx]->start <= key.objectid)
+				sums[idx] += key.type == BTRFS_EXTENT_ITEM_KEY ? key.offset :
+									  fs_info->nodesize;
+		}
+		ret = btrfs_next_item(root, &path);
+	}
+	if (ret < 0)
+		goto out;
+	ret = 0;
+	for (i = 0; i < ws->nr_bgs; i++) {
+		if (ws->bgs[i]->used == sums[i])
+			continue;
+		ws->bgs[i]->used = sums[i];
+		ws->bgs[i]->item_dirty = true;
+		(*nr_changed)++;
+	}
+out:
+	btrfs_release_path(&path);
+	free(sums);
+	return ret;
+}
+
+void btrfs_mark_free_space_tree_dirty(struct btrfs_fs_info *fs_info)
+{
+	struct btrfs_write_state *ws = wstate(fs_info);
+	size_t i;
+
+	for (i = 0; i < ws->nr_bgs; i++) {
+		ws->bgs[i]->fst_dirty = true;
+		ws->bgs[i]->item_dirty = true;
+	}
 }

@@ -92,6 +92,15 @@ int btrfs_block_group_next_free(const struct btrfs_block_group *bg, u64 *pos,
 /* sum of `used` over all block groups: the superblock's bytes_used */
 u64 btrfs_total_used_bytes(const struct btrfs_fs_info *fs_info);
 
+/*
+ * Repair: set every group's `used` to the sum of the extents the extent
+ * tree holds inside it (items rewritten at commit).  -EBUSY while delayed
+ * refs are queued (btrfs_run_delayed_refs first).
+ */
+int btrfs_recalc_block_group_used(struct btrfs_fs_info *fs_info, int *nr_changed);
+/* repair: rewrite every group's free space tree entries and item at commit */
+void btrfs_mark_free_space_tree_dirty(struct btrfs_fs_info *fs_info);
+
 /* the tree that holds block group items */
 struct btrfs_root *btrfs_block_group_root(struct btrfs_fs_info *fs_info);
 

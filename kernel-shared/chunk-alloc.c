@@ -659,3 +659,27 @@ int btrfs_rebuild_sys_array(struct btrfs_fs_info *fs_info)
 	btrfs_set_super_sys_array_size(sb, cur);
 	return 0;
 }
+
+int btrfs_recalc_device_bytes_used(struct btrfs_fs_info *fs_info, int *nr_changed)
+{
+	struct btrfs_write_state *ws = wstate(fs_info);
+	int i;
+
+	*nr_changed = 0;
+	for (i = 0; i < fs_info->num_devices; i++) {
+		const struct btrfs_dev_alloc *da = &ws->dev_allocs[i];
+		u64 used = 0;
+		size_t j;
+
+		for (j = 0; j < da->nr; j++)
+			used += da->lens[j];
+		if (!ws->dev_item_valid[i] ||
+		    btrfs_device_bytes_used(&ws->dev_items[i]) == used)
+			continue;
+		fs_info->devices[i].bytes_used = used;
+		btrfs_set_device_bytes_used(&ws->dev_items[i], used);
+		ws->dev_item_dirty[i] = true;
+		(*nr_changed)++;
+	}
+	return 0;
+}

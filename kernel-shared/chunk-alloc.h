@@ -80,6 +80,9 @@ u64 btrfs_chunk_stripe_size(u64 type, u64 length, int num_stripes,
 /* free bytes left on a device for new chunks */
 u64 btrfs_device_free_bytes(struct btrfs_fs_info *fs_info, u64 devid);
 
+/* repair: set each device item's bytes_used to its chunks' stripes */
+int btrfs_recalc_device_bytes_used(struct btrfs_fs_info *fs_info, int *nr_changed);
+
 /* device allocation bookkeeping (loaded from the chunk map) */
 int btrfs_load_dev_allocs(struct btrfs_fs_info *fs_info);
 void btrfs_free_dev_allocs(struct btrfs_fs_info *fs_info);

@@ -481,6 +481,28 @@ static int find_extent_item(struct btrfs_trans_handle *trans,
 	return ret;
 }
 
+/* an extent item this code can change: not legacy, big enough */
+static int check_extent_item_size(struct btrfs_fs_info *fs_info,
+				  const struct btrfs_path *path)
+{
+	u32 size = btrfs_item_size(path->nodes[0], path->slots[0]);
+	struct btrfs_key key;
+	u32 min = sizeof(struct btrfs_extent_item);
+
+	btrfs_path_key(path, &key);
+	if (size >= min && key.type == BTRFS_EXTENT_ITEM_KEY &&
+	    (btrfs_extent_flags(btrfs_item_ptr(path->nodes[0], path->slots[0],
+					       struct btrfs_extent_item)) &
+	     BTRFS_EXTENT_FLAG_TREE_BLOCK))
+		min += sizeof(struct btrfs_tree_block_info);
+	if (size < min) {
+		btrfs_err(&fs_info->reporter, "extent item %llu: size %u, expect at least %u",
+			  (unsigned long long)key.objectid, size, min);
+		return -EUCLEAN;
+	}
+	return 0;
+}
+
 /* where the inline refs of the path's extent item start */
 static u32 inline_refs_start(const struct btrfs_path *path)
 {
@@ -619,6 +641,8 @@ static int add_data_ref(struct btrfs_trans_handle *trans,
 
 	btrfs_init_path(&path);
 	ret = find_extent_item(trans, ref, &path, rsize);
+	if (!ret)
+		ret = check_extent_item_size(fs_info, &path);
 	if (ret)
 		goto out;
 	ret = scan_inline_refs(&path, ref, &match, &insert_at);
@@ -737,6 +761,8 @@ static int drop_ref(struct btrfs_trans_handle *trans, const struct btrfs_delayed
 
 	btrfs_init_path(&path);
 	ret = find_extent_item(trans, ref, &path, -1);
+	if (!ret)
+		ret = check_extent_item_size(trans->fs_info, &path);
 	if (ret)
 		goto out;
 	refs = btrfs_extent_refs(btrfs_item_ptr(path.nodes[0], path.slots[0],

@@ -445,6 +445,10 @@ int btrfs_create_fs(const struct btrfs_create_params *params,
 		if (ret)
 			goto fail;
 	}
+	/* the old filesystem is gone for good before any of its blocks is overwritten */
+	ret = btrfs_flush_all_devices(fs_info);
+	if (ret)
+		goto fail;
 	set_alloc_profiles(fs_info, params);
 	ret = bootstrap_chunks(fs_info, params);
 	if (ret)

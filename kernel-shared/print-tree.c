@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <sys/types.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "print-tree.h"
@@ -805,114 +806,175 @@ static void print_one_block(struct btrfs_printer *p,
 
 /* ---- following children ---- */
 
-/* read child @slot of @parent, checking the generation and level it implies */
-static struct extent_buffer *read_child(struct btrfs_printer *p,
-					struct extent_buffer *parent, u32 slot,
-					int level, int *err)
+/*
+ * Tree blocks seen in one walk.  A valid tree holds each block once; a
+ * hostile one can point many slots at the same subtree, which would make
+ * the walk exponential, so a block is followed only the first time.
+ */
+struct visited {
+	u64 *slots;		/* open addressing, 0 is free (no block lives at 0) */
+	size_t cap;		/* a power of two */
+	size_t nr;
+};
+
+static size_t visited_hash(u64 bytenr, size_t cap)
+{
+	return (size_t)((bytenr >> 12) * 0x9E3779B97F4A7C15ULL) & (cap - 1);
+}
+
+static int visited_grow(struct visited *v)
+{
+	size_t cap = v->cap ? v->cap * 2 : 1024, i, h;
+	u64 *slots = calloc(cap, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (i = 0; i < v->cap; i++) {
+		if (!v->slots[i])
+			continue;
+		for (h = visited_hash(v->slots[i], cap); slots[h]; h = (h + 1) & (cap - 1))
+			;
+		slots[h] = v->slots[i];
+	}
+	free(v->slots);
+	v->slots = slots;
+	v->cap = cap;
+	return 0;
+}
+
+/* true when @bytenr was not seen yet (and is now); also true without memory */
+static bool visit(struct visited *v, u64 bytenr)
+{
+	size_t h;
+
+	if (!bytenr)
+		return true;
+	if ((v->nr + 1) * 2 > v->cap && visited_grow(v))
+		return true;
+	for (h = visited_hash(bytenr, v->cap); v->slots[h]; h = (h + 1) & (v->cap - 1))
+		if (v->slots[h] == bytenr)
+			return false;
+	v->slots[h] = bytenr;
+	v->nr++;
+	return true;
+}
+
+/* a child to follow; reports a repeated one */
+static bool follow_child(struct btrfs_printer *p, struct visited *v,
+			 const struct extent_buffer *parent, u32 slot)
+{
+	u64 bytenr = btrfs_node_blockptr(parent, slot);
+
+	if (visit(v, bytenr))
+		return true;
+	pr_report(p, BTRFS_REPORT_ERROR,
+		  "node %llu slot %u points to block %llu again, not following it twice",
+		  (unsigned long long)btrfs_eb_bytenr(parent), slot,
+		  (unsigned long long)bytenr);
+	p->read_errors++;
+	return false;
+}
+
+static struct extent_buffer *read_block(struct btrfs_printer *p, u64 bytenr,
+					u64 transid, int level, int *err)
 {
 	struct tree_block_check check;
 
 	/* what the read reports must come after what is printed */
 	pr_flush(p);
 	memset(&check, 0, sizeof(check));
-	check.transid = btrfs_node_ptr_generation(parent, slot);
+	check.transid = transid;
 	check.level = level;
-	return read_tree_block(p->fs_info, btrfs_node_blockptr(parent, slot),
-			       &check, err);
+	return read_tree_block(p->fs_info, bytenr, &check, err);
 }
 
-static void release_nodes(struct extent_buffer **nodes, int from, int to)
+/* the blocks of one level of a breadth first walk, left to right */
+struct level_list {
+	struct {
+		u64 bytenr;
+		u64 generation;
+	} *refs;
+	size_t nr;
+	size_t cap;
+};
+
+static int level_list_add_children(struct btrfs_printer *p, struct visited *v,
+				   struct level_list *l,
+				   const struct extent_buffer *node)
 {
-	int i;
+	u32 nr = btrfs_print_node_nritems(p, node);
+	u32 i;
 
-	for (i = from; i <= to; i++) {
-		free_extent_buffer(nodes[i]);
-		nodes[i] = NULL;
+	for (i = 0; i < nr; i++) {
+		if (!follow_child(p, v, node, i))
+			continue;
+		if (l->nr == l->cap) {
+			size_t cap = l->cap ? l->cap * 2 : 256;
+			void *tmp = realloc(l->refs, cap * sizeof(*l->refs));
+
+			if (!tmp)
+				return -ENOMEM;
+			l->refs = tmp;
+			l->cap = cap;
+		}
+		l->refs[l->nr].bytenr = btrfs_node_blockptr(node, i);
+		l->refs[l->nr].generation = btrfs_node_ptr_generation(node, i);
+		l->nr++;
 	}
-}
-
-/*
- * Fill nodes[level - 1 .. target] by always taking slot 0, starting from
- * nodes[level].  Returns 0 or a negative errno.
- */
-static int descend_leftmost(struct btrfs_printer *p, struct extent_buffer **nodes,
-			    u32 *slots, int level, int target)
-{
-	int err = 0;
-
-	for (; level > target; level--) {
-		slots[level] = 0;
-		if (!btrfs_eb_nritems(nodes[level]))
-			return -ENOENT;
-		nodes[level - 1] = read_child(p, nodes[level], 0, level - 1, &err);
-		if (!nodes[level - 1])
-			return err;
-	}
-	slots[target] = 0;
 	return 0;
 }
 
 /*
- * Move nodes[target] to its right neighbour at the same level, climbing
- * as high as needed.  Returns 0, 1 at the end of the level, or -errno.
+ * Breadth first: every block of one level from left to right, then the
+ * next level down.  A block that cannot be read ends the walk, as in
+ * progs (which reaches each block from the leftmost path, sibling after
+ * sibling, and gives up at the first failure).
  */
-static int next_sibling(struct btrfs_printer *p, struct extent_buffer **nodes,
-			u32 *slots, int root_level, int target)
+static void print_children_bfs(struct btrfs_printer *p, struct visited *v,
+			       struct extent_buffer *root)
 {
-	struct extent_buffer *next;
-	int level = target + 1;
+	struct level_list cur = { NULL, 0, 0 }, next = { NULL, 0, 0 }, tmp;
+	struct extent_buffer *eb;
+	int level = btrfs_eb_level(root);
+	size_t i;
 	int err = 0;
-	u32 nr;
 
-	for (;;) {
-		if (level > root_level)
-			return 1;
-		nr = btrfs_print_node_nritems(p, nodes[level]);
-		if (slots[level] + 1 < nr)
-			break;
-		level++;
+	if (level_list_add_children(p, v, &cur, root))
+		goto nomem;
+	while (--level >= 0) {
+		next.nr = 0;
+		for (i = 0; i < cur.nr; i++) {
+			eb = read_block(p, cur.refs[i].bytenr, cur.refs[i].generation,
+					level, &err);
+			if (!eb) {
+				p->read_errors++;
+				goto out;
+			}
+			print_one_block(p, eb);
+			err = level ? level_list_add_children(p, v, &next, eb) : 0;
+			free_extent_buffer(eb);
+			if (err)
+				goto nomem;
+		}
+		tmp = cur;
+		cur = next;
+		next = tmp;
 	}
-	next = read_child(p, nodes[level], slots[level] + 1, level - 1, &err);
-	if (!next)
-		return err;
-	slots[level]++;
-	release_nodes(nodes, target, level - 1);
-	nodes[level - 1] = next;
-	return descend_leftmost(p, nodes, slots, level - 1, target);
+	goto out;
+nomem:
+	pr_report(p, BTRFS_REPORT_ERROR, "out of memory while walking tree blocks");
+	p->read_errors++;
+out:
+	free(cur.refs);
+	free(next.refs);
 }
 
-/*
- * Breadth first: every node of one level from left to right, then the
- * next level down.  A child that cannot be read ends the walk, as in
- * progs.
- */
-static void print_children_bfs(struct btrfs_printer *p, struct extent_buffer *root)
-{
-	struct extent_buffer *nodes[BTRFS_MAX_LEVEL + 1] = { NULL };
-	u32 slots[BTRFS_MAX_LEVEL + 1] = { 0 };
-	int root_level = btrfs_eb_level(root);
-	int level, ret;
-
-	if (root_level >= BTRFS_MAX_LEVEL)
-		return;
-	nodes[root_level] = extent_buffer_get(root);
-	for (level = root_level - 1; level >= 0; level--) {
-		release_nodes(nodes, 0, root_level - 1);
-		ret = descend_leftmost(p, nodes, slots, root_level, level);
-		while (!ret) {
-			print_one_block(p, nodes[level]);
-			ret = next_sibling(p, nodes, slots, root_level, level);
-		}
-		if (ret < 0) {
-			p->read_errors++;
-			break;
-		}
-	}
-	release_nodes(nodes, 0, root_level);
-}
+static void print_tree_visited(struct btrfs_printer *p, struct visited *v,
+			       struct extent_buffer *eb);
 
 /* depth first: each child and its subtree before the next child */
-static void print_children_dfs(struct btrfs_printer *p, struct extent_buffer *eb)
+static void print_children_dfs(struct btrfs_printer *p, struct visited *v,
+			       struct extent_buffer *eb)
 {
 	int level = btrfs_eb_level(eb);
 	u32 nr = btrfs_print_node_nritems(p, eb);
@@ -921,7 +983,10 @@ static void print_children_dfs(struct btrfs_printer *p, struct extent_buffer *eb
 	int err;
 
 	for (i = 0; i < nr; i++) {
-		next = read_child(p, eb, i, -1, &err);
+		if (!follow_child(p, v, eb, i))
+			continue;
+		next = read_block(p, btrfs_node_blockptr(eb, i),
+				  btrfs_node_ptr_generation(eb, i), -1, &err);
 		if (!next) {
 			pr_report(p, BTRFS_REPORT_ERROR, "failed to read %llu in tree %llu",
 				  (unsigned long long)btrfs_node_blockptr(eb, i),
@@ -931,34 +996,46 @@ static void print_children_dfs(struct btrfs_printer *p, struct extent_buffer *eb
 		}
 		if (btrfs_eb_level(next) != level - 1) {
 			pr_report(p, BTRFS_REPORT_WARNING,
-				   "eb corrupted: parent bytenr %llu slot %u level %d child bytenr %llu level has %d expect %d, skipping the slot",
-				   (unsigned long long)btrfs_eb_bytenr(eb), i, level,
-				   (unsigned long long)btrfs_eb_bytenr(next),
-				   btrfs_eb_level(next), level - 1);
+				  "eb corrupted: parent bytenr %llu slot %u level %d child bytenr %llu level has %d expect %d, skipping the slot",
+				  (unsigned long long)btrfs_eb_bytenr(eb), i, level,
+				  (unsigned long long)btrfs_eb_bytenr(next),
+				  btrfs_eb_level(next), level - 1);
 			free_extent_buffer(next);
 			continue;
 		}
-		btrfs_print_tree(p, next);
+		print_tree_visited(p, v, next);
 		free_extent_buffer(next);
 	}
 }
 
-void btrfs_print_tree(struct btrfs_printer *p, struct extent_buffer *eb)
+static void print_tree_visited(struct btrfs_printer *p, struct visited *v,
+			       struct extent_buffer *eb)
 {
-	if (!eb)
-		return;
 	print_one_block(p, eb);
 	if (btrfs_eb_level(eb) == 0 || !(p->mode & BTRFS_PRINT_TREE_FOLLOW) ||
 	    !p->fs_info)
 		return;
 	/* breadth first is the default and wins when both are asked for */
 	if ((p->mode & BTRFS_PRINT_TREE_DFS) && !(p->mode & BTRFS_PRINT_TREE_BFS))
-		print_children_dfs(p, eb);
+		print_children_dfs(p, v, eb);
 	else
-		print_children_bfs(p, eb);
+		print_children_bfs(p, v, eb);
 }
 
-void btrfs_print_extents(struct btrfs_printer *p, struct extent_buffer *eb)
+void btrfs_print_tree(struct btrfs_printer *p, struct extent_buffer *eb)
+{
+	struct visited v = { NULL, 0, 0 };
+
+	if (!eb)
+		return;
+	visit(&v, eb->start);
+	print_tree_visited(p, &v, eb);
+	free(v.slots);
+	pr_flush(p);
+}
+
+static void print_extents_visited(struct btrfs_printer *p, struct visited *v,
+				  struct extent_buffer *eb)
 {
 	int level = btrfs_eb_level(eb);
 	struct extent_buffer *next;
@@ -969,23 +1046,38 @@ void btrfs_print_extents(struct btrfs_printer *p, struct extent_buffer *eb)
 		btrfs_print_leaf(p, eb);
 		return;
 	}
-	if (!p->fs_info)
-		return;
 	nr = btrfs_print_node_nritems(p, eb);
 	for (i = 0; i < nr; i++) {
-		next = read_child(p, eb, i, -1, &err);
+		if (!follow_child(p, v, eb, i))
+			continue;
+		next = read_block(p, btrfs_node_blockptr(eb, i),
+				  btrfs_node_ptr_generation(eb, i), -1, &err);
 		if (!next) {
 			p->read_errors++;
 			continue;
 		}
 		if (btrfs_eb_level(next) != level - 1) {
 			pr_report(p, BTRFS_REPORT_WARNING,
-				   "eb corrupted: item %u eb level %d next level %d, skipping the rest",
-				   i, btrfs_eb_level(next), level);
+				  "eb corrupted: item %u eb level %d next level %d, skipping the rest",
+				  i, btrfs_eb_level(next), level);
 			free_extent_buffer(next);
 			return;
 		}
-		btrfs_print_extents(p, next);
+		print_extents_visited(p, v, next);
 		free_extent_buffer(next);
 	}
+}
+
+void btrfs_print_extents(struct btrfs_printer *p, struct extent_buffer *eb)
+{
+	struct visited v = { NULL, 0, 0 };
+
+	if (!eb)
+		return;
+	if (btrfs_eb_level(eb) && !p->fs_info)
+		return;
+	visit(&v, eb->start);
+	print_extents_visited(p, &v, eb);
+	free(v.slots);
+	pr_flush(p);
 }

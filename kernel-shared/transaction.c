@@ -382,6 +382,67 @@ static void pick_alloc_profiles(struct btrfs_fs_info *fs_info)
 	}
 }
 
+/* features this write path keeps consistent */
+#define WRITE_INCOMPAT_SUPP (BTRFS_FEATURE_INCOMPAT_MIXED_BACKREF |		\
+			     BTRFS_FEATURE_INCOMPAT_DEFAULT_SUBVOL |		\
+			     BTRFS_FEATURE_INCOMPAT_MIXED_GROUPS |		\
+			     BTRFS_FEATURE_INCOMPAT_COMPRESS_LZO |		\
+			     BTRFS_FEATURE_INCOMPAT_COMPRESS_ZSTD |		\
+			     BTRFS_FEATURE_INCOMPAT_BIG_METADATA |		\
+			     BTRFS_FEATURE_INCOMPAT_EXTENDED_IREF |		\
+			     BTRFS_FEATURE_INCOMPAT_RAID56 |			\
+			     BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA |		\
+			     BTRFS_FEATURE_INCOMPAT_NO_HOLES |			\
+			     BTRFS_FEATURE_INCOMPAT_METADATA_UUID |		\
+			     BTRFS_FEATURE_INCOMPAT_RAID1C34)
+#define WRITE_COMPAT_RO_SUPP (BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE |		\
+			      BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE_VALID |	\
+			      BTRFS_FEATURE_COMPAT_RO_VERITY |			\
+			      BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE)
+
+/* refuse what writing would corrupt or what this code does not maintain */
+static int check_writable(struct btrfs_fs_info *fs_info)
+{
+	struct btrfs_super_block *sb = &fs_info->super_copy;
+	u64 incompat = btrfs_super_incompat_flags(sb);
+	u64 compat_ro = btrfs_super_compat_ro_flags(sb);
+
+	if (incompat & ~WRITE_INCOMPAT_SUPP) {
+		btrfs_err(&fs_info->reporter, "cannot write: incompat features 0x%llx are not supported",
+			  (unsigned long long)(incompat & ~WRITE_INCOMPAT_SUPP));
+		return -EOPNOTSUPP;
+	}
+	if (compat_ro & ~WRITE_COMPAT_RO_SUPP) {
+		btrfs_err(&fs_info->reporter, "cannot write: compat_ro features 0x%llx are not supported",
+			  (unsigned long long)(compat_ro & ~WRITE_COMPAT_RO_SUPP));
+		return -EOPNOTSUPP;
+	}
+	if ((compat_ro & BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE) &&
+	    !(compat_ro & BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE_VALID)) {
+		btrfs_err(&fs_info->reporter, "cannot write: the free space tree is not valid");
+		return -EUCLEAN;
+	}
+	if (btrfs_super_log_root(sb)) {
+		/* mount would replay the log over our changes */
+		btrfs_err(&fs_info->reporter,
+			  "cannot write: the filesystem has a log tree at %llu (mount it once, or zero the log)",
+			  (unsigned long long)btrfs_super_log_root(sb));
+		return -EUCLEAN;
+	}
+	if (btrfs_super_flags(sb) & (BTRFS_SUPER_FLAG_SEEDING | BTRFS_SUPER_FLAG_METADUMP |
+				     BTRFS_SUPER_FLAG_METADUMP_V2 |
+				     BTRFS_SUPER_FLAG_CHANGING_FSID |
+				     BTRFS_SUPER_FLAG_CHANGING_FSID_V2 |
+				     BTRFS_SUPER_FLAG_CHANGING_BG_TREE |
+				     BTRFS_SUPER_FLAG_CHANGING_DATA_CSUM |
+				     BTRFS_SUPER_FLAG_CHANGING_META_CSUM)) {
+		btrfs_err(&fs_info->reporter, "cannot write: superblock flags 0x%llx",
+			  (unsigned long long)btrfs_super_flags(sb));
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
 int btrfs_enable_writes(struct btrfs_fs_info *fs_info)
 {
 	int ret, i;
@@ -390,6 +451,9 @@ int btrfs_enable_writes(struct btrfs_fs_info *fs_info)
 		return 0;
 	if (fs_info->readonly)
 		return -EROFS;
+	ret = check_writable(fs_info);
+	if (ret)
+		return ret;
 	for (i = 0; i < fs_info->num_devices; i++) {
 		if (fs_info->devices[i].fd < 0) {
 			btrfs_err(&fs_info->reporter, "devid %llu is missing: cannot write",

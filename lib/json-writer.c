@@ -43,13 +43,31 @@ static bool pretty(const struct json_writer *w)
 
 static void newline_indent(struct json_writer *w, int depth)
 {
-	int i;
+	/* a newline and up to JSON_WRITER_MAX_DEPTH levels of two spaces */
+	static const char spaces[1 + 2 * JSON_WRITER_MAX_DEPTH + 1] =
+		"\n                                                                "
+		"                                                                ";
 
 	if (!pretty(w))
 		return;
-	fputc('\n', w->out);
-	for (i = 0; i < depth; i++)
-		fputs("  ", w->out);
+	if (depth > JSON_WRITER_MAX_DEPTH)
+		depth = JSON_WRITER_MAX_DEPTH;
+	fwrite_unlocked(spaces, 1, 1 + 2 * depth, w->out);
+}
+
+/* decimal digits of @v, written without printf: dumps print millions */
+static void write_u64(FILE *out, uint64_t v, bool negative)
+{
+	char buf[24];
+	int pos = sizeof(buf);
+
+	do {
+		buf[--pos] = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	if (negative)
+		buf[--pos] = '-';
+	fwrite_unlocked(buf + pos, 1, sizeof(buf) - pos, out);
 }
 
 /*
@@ -310,7 +328,7 @@ void json_u64(struct json_writer *w, uint64_t v)
 {
 	if (!value_prefix(w))
 		return;
-	fprintf(w->out, "%" PRIu64, v);
+	write_u64(w->out, v, false);
 	value_done(w);
 }
 
@@ -318,7 +336,7 @@ void json_s64(struct json_writer *w, int64_t v)
 {
 	if (!value_prefix(w))
 		return;
-	fprintf(w->out, "%" PRId64, v);
+	write_u64(w->out, v < 0 ? -(uint64_t)v : (uint64_t)v, v < 0);
 	value_done(w);
 }
 

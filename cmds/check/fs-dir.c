@@ -9,10 +9,16 @@
  *
  * A directory's DIR_ITEMs come right before its DIR_INDEXes, so the two
  * are paired while the directory is read; the pair becomes one "entry"
- * link record.  Each inode ref entry becomes one "ref" record.  Entries
- * and refs live far apart in the tree, so both are collected (32 bytes
- * each) and, when the tree ends, sorted by (dir, inode, name hash, name
- * length) and merged.  Names are read again only to report a mismatch.
+ * link record (32 bytes), appended in (dir, index) order since that is
+ * the order of the stream.  An inode ref usually comes after its entry
+ * (directories are mostly older than what they hold): it is looked up
+ * by (dir, index), and when it agrees in every respect the entry is
+ * marked and nothing more is kept.  Whatever does not pair that way (a
+ * ref met before its directory, a mismatch, an entry missing half of
+ * itself) is kept aside; when the tree ends the unmarked entries join it,
+ * and all are sorted by (dir, inode, name hash, name length) and merged,
+ * which is where findings are made.  So a healthy tree costs one record
+ * per name.  Names are read again only to report a mismatch.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -27,23 +33,80 @@
 
 #define FS_NAME_SHOWN	(BTRFS_NAME_LEN + 1)
 
-int fs_link_add(struct fs_tree *t, const struct fs_link *l)
+static int fs_link_add(struct fs_tree *t, struct fs_links *list,
+		       const struct fs_link *l)
 {
 	if (t->error)
 		return t->error;
-	if (t->nr_links == t->alloc_links) {
-		size_t n = t->alloc_links ? t->alloc_links * 2 : 4096;
-		struct fs_link *p = realloc(t->links, n * sizeof(*p));
+	if (list->nr == list->alloc) {
+		/* grow by half: the arrays are most of this phase's memory */
+		size_t n = list->alloc ? list->alloc + list->alloc / 2 : 1024;
+		struct fs_link *p = realloc(list->v, n * sizeof(*p));
 
 		if (!p) {
 			t->error = -ENOMEM;
 			return t->error;
 		}
-		t->links = p;
-		t->alloc_links = n;
+		list->v = p;
+		list->alloc = n;
 	}
-	t->links[t->nr_links++] = *l;
+	list->v[list->nr++] = *l;
 	return 0;
+}
+
+void fs_links_release(struct fs_tree *t)
+{
+	free(t->entries.v);
+	free(t->extra.v);
+	memset(&t->entries, 0, sizeof(t->entries));
+	memset(&t->extra, 0, sizeof(t->extra));
+}
+
+/* entries go in stream order; anything out of it is merged by sorting */
+static void add_entry(struct fs_tree *t, const struct fs_link *l)
+{
+	const struct fs_link *last = t->entries.nr ? &t->entries.v[t->entries.nr - 1] : NULL;
+
+	if (!last || last->parent < l->parent ||
+	    (last->parent == l->parent && last->index < l->index))
+		fs_link_add(t, &t->entries, l);
+	else
+		fs_link_add(t, &t->extra, l);
+}
+
+/* the entry of (dir, index), if the stream has passed it */
+static struct fs_link *find_entry(struct fs_tree *t, u64 parent, u64 index)
+{
+	size_t lo = 0, hi = t->entries.nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct fs_link *e = &t->entries.v[mid];
+
+		if (e->parent < parent || (e->parent == parent && e->index < index))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < t->entries.nr && t->entries.v[lo].parent == parent &&
+	    t->entries.v[lo].index == index)
+		return &t->entries.v[lo];
+	return NULL;
+}
+
+/* an inode ref that agrees with its entry in every respect uses it up */
+static bool ref_pairs_cleanly(struct fs_tree *t, const struct fs_link *r)
+{
+	struct fs_link *e = find_entry(t, r->parent, r->index);
+	const u8 complete = FS_LINK_HAS_ITEM | FS_LINK_HAS_INDEX;
+
+	if (!e || (e->flags & (FS_LINK_MATCHED | FS_LINK_SUBVOL)) ||
+	    (e->flags & complete) != complete || e->child != r->child ||
+	    e->hash != r->hash || e->name_len != r->name_len ||
+	    (r->type != BTRFS_FT_UNKNOWN && r->type != e->type))
+		return false;
+	e->flags |= FS_LINK_MATCHED;
+	return true;
 }
 
 /* a name as it may be printed: control and non-ASCII bytes become '?' */
@@ -221,6 +284,8 @@ static struct fs_dir_pending *pend_find(struct fs_tree *t, u32 hash, u8 name_len
 	struct fs_dir_pending want = { .child = child, .hash = hash, .name_len = name_len };
 	size_t lo = 0, hi = t->nr_pend;
 
+	if (!t->nr_pend)
+		return NULL;
 	if (!t->pend_sorted) {
 		qsort(t->pend, t->nr_pend, sizeof(*t->pend), cmp_pending);
 		t->pend_sorted = true;
@@ -275,7 +340,7 @@ void fs_dir_index(struct fs_tree *t, struct extent_buffer *leaf, int slot,
 				     name_len, detail, 0, 0);
 		}
 	}
-	fs_link_add(t, &link);
+	add_entry(t, &link);
 }
 
 void fs_dir_finish(struct fs_tree *t)
@@ -287,7 +352,7 @@ void fs_dir_finish(struct fs_tree *t)
 
 		if (p->matched)
 			continue;
-		fs_link_add(t, &(struct fs_link){
+		fs_link_add(t, &t->extra, &(struct fs_link){
 			.parent = t->ino.ino, .child = p->child, .hash = p->hash,
 			.name_len = p->name_len, .type = p->type,
 			.flags = p->flags | FS_LINK_HAS_ITEM });
@@ -330,7 +395,8 @@ static void add_ref(struct fs_tree *t, u64 parent, u64 index, const u8 *name,
 		link.flags |= FS_LINK_NO_INODE;
 	else if (!in->bad_mode)
 		link.type = btrfs_mode_to_type(in->mode);
-	fs_link_add(t, &link);
+	if (!ref_pairs_cleanly(t, &link))
+		fs_link_add(t, &t->extra, &link);
 }
 
 /* INODE_REF (inode, parent): entries of index, name_len, name */
@@ -489,6 +555,18 @@ next:
 	return found;
 }
 
+/*
+ * Names found only by scanning all items of a type of one inode (extrefs,
+ * dir items under a wrong hash): a damaged tree could make that quadratic,
+ * so after this many scans a name is shown by its hash.
+ */
+#define FS_NAME_SCANS_MAX	256
+
+static bool may_scan(struct fs_tree *t)
+{
+	return t->name_scans++ < FS_NAME_SCANS_MAX;
+}
+
 /* the name of a link record, read back from the tree for a message */
 static void link_name(struct fs_tree *t, const struct fs_link *l, char *buf, size_t size)
 {
@@ -497,16 +575,18 @@ static void link_name(struct fs_tree *t, const struct fs_link *l, char *buf, siz
 	if (l->flags & FS_LINK_REF)
 		found = name_in_items(t, l, l->child, BTRFS_INODE_REF_KEY, l->parent,
 				      true, buf, size) ||
-			name_in_items(t, l, l->child, BTRFS_INODE_EXTREF_KEY, 0,
-				      false, buf, size);
+			((l->flags & FS_LINK_EXTREF) && may_scan(t) &&
+			 name_in_items(t, l, l->child, BTRFS_INODE_EXTREF_KEY, 0,
+				       false, buf, size));
 	else if (l->flags & FS_LINK_HAS_INDEX)
 		found = name_in_items(t, l, l->parent, BTRFS_DIR_INDEX_KEY, l->index,
 				      true, buf, size);
 	else
 		found = name_in_items(t, l, l->parent, BTRFS_DIR_ITEM_KEY, l->hash,
 				      true, buf, size) ||
-			name_in_items(t, l, l->parent, BTRFS_DIR_ITEM_KEY, 0,
-				      false, buf, size);
+			(may_scan(t) &&
+			 name_in_items(t, l, l->parent, BTRFS_DIR_ITEM_KEY, 0,
+				       false, buf, size));
 	if (!found)
 		snprintf(buf, size, "(name hash %u length %u)", l->hash, l->name_len);
 }
@@ -583,17 +663,18 @@ static void check_lone_entry(struct fs_tree *t, const struct fs_link *e)
 
 /*
  * One group: every record of one name in one directory for one inode.
- * Entries sort before refs; refs pair first with the entry of their
- * index, then with what is left.
+ * Entries sort before refs and each kind by index, so a ref pairs first
+ * with the entry of its index (a merge of the two runs), then with an
+ * entry left over; linear however many records a damaged tree repeats.
  */
 static void merge_group(struct fs_tree *t, struct fs_link *g, size_t n)
 {
-	size_t nr_entries = 0, i, j;
+	size_t ne = 0, i, j;
 	bool *used;
 
-	while (nr_entries < n && !(g[nr_entries].flags & FS_LINK_REF))
-		nr_entries++;
-	if (nr_entries == 1 && n == 2) {
+	while (ne < n && !(g[ne].flags & FS_LINK_REF))
+		ne++;
+	if (ne == 1 && n == 2) {
 		check_pair(t, &g[0], &g[1]);
 		return;
 	}
@@ -602,24 +683,30 @@ static void merge_group(struct fs_tree *t, struct fs_link *g, size_t n)
 		t->error = -ENOMEM;
 		return;
 	}
-	for (j = nr_entries; j < n; j++)
-		for (i = 0; i < nr_entries; i++)
-			if (!used[i] && (g[i].flags & FS_LINK_HAS_INDEX) &&
-			    g[i].index == g[j].index) {
-				used[i] = used[j] = true;
-				check_pair(t, &g[i], &g[j]);
-				break;
-			}
-	for (j = nr_entries; j < n; j++)
-		for (i = 0; i < nr_entries && !used[j]; i++)
-			if (!used[i]) {
-				used[i] = used[j] = true;
-				check_pair(t, &g[i], &g[j]);
-			}
+	for (i = 0, j = ne; i < ne && j < n;) {
+		if (!(g[i].flags & FS_LINK_HAS_INDEX) || g[i].index < g[j].index) {
+			i++;
+		} else if (g[i].index > g[j].index) {
+			j++;
+		} else {
+			used[i] = used[j] = true;
+			check_pair(t, &g[i++], &g[j++]);
+		}
+	}
+	for (i = 0, j = ne; i < ne && j < n;) {
+		if (used[i]) {
+			i++;
+		} else if (used[j]) {
+			j++;
+		} else {
+			used[i] = used[j] = true;
+			check_pair(t, &g[i++], &g[j++]);
+		}
+	}
 	for (i = 0; i < n; i++) {
 		if (used[i])
 			continue;
-		if (i < nr_entries)
+		if (i < ne)
 			check_lone_entry(t, &g[i]);
 		else
 			report_link(t, PR_INODE_REF_UNMATCHED, &g[i], g[i].child,
@@ -628,24 +715,36 @@ static void merge_group(struct fs_tree *t, struct fs_link *g, size_t n)
 	free(used);
 }
 
+/* unmarked entries join the records kept aside */
+static void gather_unmatched(struct fs_tree *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->entries.nr && !t->error; i++)
+		if (!(t->entries.v[i].flags & FS_LINK_MATCHED))
+			fs_link_add(t, &t->extra, &t->entries.v[i]);
+	free(t->entries.v);
+	memset(&t->entries, 0, sizeof(t->entries));
+}
+
 void fs_links_merge(struct fs_tree *t)
 {
+	struct fs_links *x = &t->extra;
 	size_t i, start;
 
+	gather_unmatched(t);
 	if (t->error) {
 		check_info(t->ctx, "root %" PRIu64 ": out of memory, names not cross-checked",
 			   t->root_id);
 		goto out;
 	}
-	qsort(t->links, t->nr_links, sizeof(*t->links), cmp_link);
-	for (start = 0; start < t->nr_links; start = i) {
-		for (i = start + 1; i < t->nr_links && same_name(&t->links[start], &t->links[i]); i++)
+	if (x->nr)
+		qsort(x->v, x->nr, sizeof(*x->v), cmp_link);
+	for (start = 0; start < x->nr; start = i) {
+		for (i = start + 1; i < x->nr && same_name(&x->v[start], &x->v[i]); i++)
 			;
-		merge_group(t, &t->links[start], i - start);
+		merge_group(t, &x->v[start], i - start);
 	}
 out:
-	free(t->links);
-	t->links = NULL;
-	t->nr_links = 0;
-	t->alloc_links = 0;
+	fs_links_release(t);
 }

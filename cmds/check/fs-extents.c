@@ -8,8 +8,9 @@
  *  - an inline extent is the file's only extent (phase 3 checked it sits
  *    at offset 0);
  *  - a regular or prealloc extent with data reads inside its disk extent:
- *    offset + num_bytes <= ram_bytes when uncompressed; prealloc extents
- *    have disk space;
+ *    offset + num_bytes <= ram_bytes and disk_num_bytes when uncompressed
+ *    (the two are equal then); prealloc extents have disk space;
+ *  - no extent is newer than the superblock's next transaction;
  *  - without the NO_HOLES feature, every byte below i_size is covered by
  *    an extent (holes are explicit extents with disk_bytenr 0);
  *  - nbytes is what the extents account: num_bytes of each regular or
@@ -51,6 +52,20 @@ static void record_csum_need(struct fs_tree *t, const struct btrfs_file_extent_i
 		t->error = -ENOMEM;
 }
 
+/* written by a transaction the superblock has not reached */
+static void check_generation(struct fs_tree *t, const struct btrfs_key *key,
+			     const struct btrfs_file_extent_item *fi)
+{
+	u64 gen = btrfs_file_extent_generation(fi);
+	char detail[96];
+
+	if (gen <= t->super_gen + 1)
+		return;
+	snprintf(detail, sizeof(detail), "generation %" PRIu64 ", expect at most %" PRIu64,
+		 gen, t->super_gen + 1);
+	report_extent(t, key, detail);
+}
+
 /* a regular or prealloc extent: how many file bytes it covers */
 static u64 check_regular(struct fs_tree *t, const struct btrfs_key *key,
 			 const struct btrfs_file_extent_item *fi)
@@ -72,10 +87,12 @@ static u64 check_regular(struct fs_tree *t, const struct btrfs_key *key,
 		return num_bytes;	/* a hole */
 	}
 	if (!btrfs_file_extent_compression(fi) &&
-	    (offset + num_bytes < offset || offset + num_bytes > ram_bytes)) {
+	    (offset + num_bytes < offset || offset + num_bytes > ram_bytes ||
+	     offset + num_bytes > btrfs_file_extent_disk_num_bytes(fi))) {
 		snprintf(detail, sizeof(detail),
-			 "offset %" PRIu64 " + num_bytes %" PRIu64 " beyond ram_bytes %" PRIu64,
-			 offset, num_bytes, ram_bytes);
+			 "offset %" PRIu64 " + num_bytes %" PRIu64
+			 " beyond the extent (ram_bytes %" PRIu64 ", disk_num_bytes %" PRIu64 ")",
+			 offset, num_bytes, ram_bytes, btrfs_file_extent_disk_num_bytes(fi));
 		report_extent(t, key, detail);
 	}
 	t->ino.found_nbytes += num_bytes;
@@ -118,6 +135,7 @@ void fs_file_extent(struct fs_tree *t, struct extent_buffer *leaf, int slot,
 
 	if (!in->has_item)
 		return;		/* reported as a missing inode item */
+	check_generation(t, key, fi);
 	if (in->has_inline)
 		report_extent(t, key, "follows an inline extent, which must be the only one");
 	else if (in->nr_extents && btrfs_file_extent_type(fi) == BTRFS_FILE_EXTENT_INLINE)

@@ -19,7 +19,9 @@
  *    (names in an unlinked directory, extents of a half-truncated file) is
  *    not judged;
  *  - a directory's size is the sum of the name lengths of its dir items
- *    and dir indexes (each name counts twice).
+ *    and dir indexes (each name counts twice);
+ *  - the tree's root directory (root_dirid of its root item) exists and
+ *    is a directory; its ".." inode ref names itself.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -221,6 +223,12 @@ void fs_inode_finish(struct fs_tree *t)
 	fs_dir_finish(t);
 	if (!in->ino)
 		return;
+	if (in->ino == t->root_dirid) {
+		t->root_dir_seen = true;
+		if (in->has_item && !in->bad_mode && !S_ISDIR(in->mode))
+			report_inode(t, PR_INODE_INVALID, "the tree's root directory is not a directory",
+				     0, 0);
+	}
 	if (!in->has_item) {
 		if (!in->damaged)
 			report_inode(t, PR_INODE_ITEM_MISSING, "other items exist for it", 0, 0);

@@ -7,8 +7,8 @@
  * a time (fs-inode.c), fed by its file extents (fs-extents.c) and its
  * names (fs-dir.c).  What must be matched across inodes — the entries a
  * directory holds against the inode refs of the inodes they name — is
- * collected as compact link records, sorted and merged when the tree ends;
- * names are re-read from the tree only to report a mismatch.
+ * kept as compact link records (fs-dir.c); names are re-read from the
+ * tree only to report a mismatch.
  */
 #ifndef GHEE_CHECK_FS_TREES_H
 #define GHEE_CHECK_FS_TREES_H
@@ -24,10 +24,11 @@
 #define FS_LINK_HAS_INDEX	(1U << 3)	/* entry: a DIR_INDEX names it */
 #define FS_LINK_SUBVOL		(1U << 4)	/* entry: points to a subvolume root */
 #define FS_LINK_NO_INODE	(1U << 5)	/* ref: its inode has no inode item */
+#define FS_LINK_MATCHED		(1U << 6)	/* entry: its inode ref was seen */
 
 /*
  * One name of a link, seen from the directory (an entry: dir item and dir
- * index merged) or from the inode (a ref).  32 bytes; two per link.
+ * index merged) or from the inode (a ref).  32 bytes.
  */
 struct fs_link {
 	u64 parent;		/* directory inode */
@@ -37,6 +38,12 @@ struct fs_link {
 	u8 name_len;
 	u8 type;		/* entry: its BTRFS_FT_*; ref: the inode's, from its mode */
 	u8 flags;		/* FS_LINK_* */
+};
+
+struct fs_links {
+	struct fs_link *v;
+	size_t nr;
+	size_t alloc;
 };
 
 /* a DIR_ITEM entry of the directory being read, until its DIR_INDEXes come */
@@ -73,7 +80,6 @@ struct fs_inode {
 	u64 extent_end;		/* end of the furthest extent so far */
 	u64 nr_extents;
 	bool has_inline;
-	u64 nr_holes_reported;
 };
 
 struct fs_tree {
@@ -81,6 +87,7 @@ struct fs_tree {
 	struct btrfs_root root;
 	u64 root_id;
 	u64 root_dirid;
+	bool root_dir_seen;
 	bool light;		/* the data reloc tree: inodes and extents only */
 	bool no_holes;
 	u64 super_gen;
@@ -91,10 +98,12 @@ struct fs_tree {
 
 	struct fs_inode ino;
 
-	struct fs_link *links;
-	size_t nr_links;
-	size_t alloc_links;
+	/* complete entries, in (dir, index) order: the stream's order */
+	struct fs_links entries;
+	/* what did not pair on the fly: merged by sorting at the end */
+	struct fs_links extra;
 	int error;		/* -ENOMEM while collecting */
+	u32 name_scans;		/* slow name lookups for messages (fs-dir.c) */
 
 	struct fs_dir_pending *pend;	/* DIR_ITEM entries of ino */
 	size_t nr_pend;
@@ -121,9 +130,9 @@ void fs_inode_extref(struct fs_tree *t, struct extent_buffer *leaf, int slot,
 		     const struct btrfs_key *key);
 /* the DIR_ITEM entries left unmatched when the directory ends */
 void fs_dir_finish(struct fs_tree *t);
-/* match entries and refs of the whole tree; frees the records */
+/* match what is left of entries and refs; frees the records */
 void fs_links_merge(struct fs_tree *t);
-int fs_link_add(struct fs_tree *t, const struct fs_link *l);
+void fs_links_release(struct fs_tree *t);
 
 /* fs-extents.c */
 void fs_file_extent(struct fs_tree *t, struct extent_buffer *leaf, int slot,

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include "config.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,7 @@ struct check_json *check_json_begin(FILE *out, const struct check_options *opts)
 		return NULL;
 	json_writer_init(&j->w, out, JSON_WRITER_PRETTY);
 	json_object_begin(&j->w);
-	json_kv_string(&j->w, "ghee_version", ghee_version_string);
+	json_kv_string(&j->w, "ghee_version", PACKAGE_VERSION);
 	json_kv_array_begin(&j->w, "devices");
 	for (i = 0; i < opts->nr_devices; i++)
 		json_string(&j->w, opts->devices[i]);

@@ -22,6 +22,8 @@
 #define CHECK_EXIT_ERRORS	1
 #define CHECK_EXIT_CANNOT	2
 
+#define CHECK_CACHE_BUDGET	(16U << 20)
+
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -207,6 +209,12 @@ static struct btrfs_fs_info *open_for_check(struct check_ctx *ctx, int *err)
 		.chunk_root_bytenr = o->chunk_root,
 		.backup_root = -1,
 		.flags = OPEN_CTREE_PARTIAL,
+		/*
+		 * Phases stream trees in key order; the cache only has to keep
+		 * the upper levels hot, so memory stays flat however large the
+		 * filesystem is.
+		 */
+		.cache_budget = CHECK_CACHE_BUDGET,
 		.reporter = { check_engine_report, ctx },
 	};
 

@@ -14,8 +14,10 @@
 int check_free_space_cache_v1(struct check_ctx *ctx, bool compare_contents);
 
 /*
- * Compare two ascending sequences of free runs, @a from the extent tree
- * and @b from a free space store; describes the first difference in @buf.
+ * Compare two ascending sequences of maximal free runs one step at a
+ * time: @a from the extent tree, @b from a free space store.  Says which
+ * sequences to advance next; the first difference is described in
+ * c->detail (and c->differs set).
  */
 struct free_run_cmp {
 	const char *store;	/* "free space tree", "free space cache" */

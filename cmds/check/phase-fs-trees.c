@@ -209,6 +209,10 @@ static int stream_tree(struct fs_tree *t, struct fs_trees *all)
 	}
 	btrfs_release_path(&path);
 	fs_inode_finish(t);
+	if (!t->root_dir_seen && is_inode_number(t->root_dirid))
+		check_problem(t->ctx, PR_INODE_ITEM_MISSING, &(struct problem_ctx){
+			.root = t->root_id, .inode = t->root_dirid,
+			.detail = "the root directory of the tree" });
 	if (s.cache_items)
 		check_problem(t->ctx, PR_INODE_CACHE_DEPRECATED, &(struct problem_ctx){
 			.root = t->root_id, .key = s.cache_key, .found = s.cache_items });
@@ -242,7 +246,7 @@ static int check_one_tree(struct check_ctx *ctx, struct fs_trees *all, u64 root_
 		if (!ret)
 			fs_links_merge(t);
 	}
-	free(t->links);
+	fs_links_release(t);
 	free(t->pend);
 	free(t->orphans);
 	btrfs_release_root(&t->root);

@@ -418,5 +418,6 @@ int check_phase_tree_blocks(struct check_ctx *ctx)
 	shared->nr_roots = p3.roots.nr;
 	if (!ret)
 		ret = save_fs_roots(shared);
+	shared->walk_complete = !ret;
 	return ret;
 }

@@ -20,5 +20,6 @@ void check_shared_release(struct check_shared *shared)
 	free(shared->fs_roots);
 	free(shared->roots);
 	free(shared->block_groups);
+	free(shared->csum_needs);	/* phase 8 frees it, unless it stopped early */
 	memset(shared, 0, sizeof(*shared));
 }

@@ -6,6 +6,7 @@
 #ifndef GHEE_CHECK_SHARED_H
 #define GHEE_CHECK_SHARED_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "kernel-shared/format.h"
 
@@ -38,6 +39,7 @@ struct check_shared {
 	struct check_block_group *block_groups;	/* by start, ascending */
 	size_t nr_block_groups;
 	u64 nr_extent_items;	/* EXTENT_ITEM + METADATA_ITEM items seen */
+	bool walk_complete;	/* every tree was walked: the tally is whole */
 
 	/*
 	 * phase 7 (fs trees) -> phase 8 (csums): the data each file extent of

@@ -353,14 +353,11 @@ static void walk_block(struct tree_walk *w, const struct walk_root *r,
 		       const struct walk_expect *ex)
 {
 	struct extent_buffer *eb;
-	bool intact = true;
 	int err;
 
 	eb = read_tree_block(w->fs_info, ex->bytenr, &ex->check, &err);
-	if (!eb) {
+	if (!eb)
 		eb = read_damaged(w, r, ex);
-		intact = false;
-	}
 	if (!eb)
 		return;
 	w->blocks++;
@@ -372,7 +369,6 @@ static void walk_block(struct tree_walk *w, const struct walk_root *r,
 		walk_leaf_items(w, r, eb);
 	else
 		walk_node_children(w, r, eb, ex);
-	(void)intact;
 	free_extent_buffer(eb);
 }
 

@@ -105,7 +105,7 @@ static void set_chunks(const struct mkfs_params *p, const struct mkfs_geometry *
 	cp->data_profile = p->data_profile;
 }
 
-static int fill_create_params(const struct mkfs_params *p,
+static void fill_create_params(const struct mkfs_params *p,
 			      struct mkfs_geometry *g,
 			      struct btrfs_create_params *cp,
 			      struct btrfs_create_device *devs)
@@ -131,7 +131,6 @@ static int fill_create_params(const struct mkfs_params *p,
 	set_chunks(p, g, cp);
 	cp->reporter.report = report_to_stderr;
 	cp->reporter.ctx = (void *)p;
-	return 0;
 }
 
 /*

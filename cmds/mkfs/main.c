@@ -16,8 +16,6 @@
 #include "mkfs.h"
 #include "../commands.h"
 
-const char mkfs_prog[] = "ghee mkfs";
-
 static void vmessage(const char *prefix, const char *fmt, va_list ap)
 {
 	fflush(stdout);

@@ -77,7 +77,6 @@ struct mkfs_params {
 	bool dev_uuid_given;
 	u32 nodesize;
 	u32 sectorsize;
-	bool nodesize_given;
 	u64 byte_count;		/* 0: whole device */
 	u16 csum_type;
 	u64 data_profile;	/* BTRFS_BLOCK_GROUP_* profile bit, 0 = single */
@@ -146,7 +145,6 @@ struct mkfs_result {
 };
 
 /* main.c */
-extern const char mkfs_prog[];	/* "ghee mkfs", the prefix of messages */
 __attribute__((format(printf, 1, 2)))
 void mkfs_error(const char *fmt, ...);
 __attribute__((format(printf, 1, 2)))
@@ -157,7 +155,6 @@ int mkfs_parse_size(const char *str, u64 *ret);
 int mkfs_parse_profile(const char *str, u64 *ret);
 const char *mkfs_profile_name(u64 profile);	/* "single", "DUP", "RAID1", ... */
 int mkfs_validate_params(const struct mkfs_raw *raw, struct mkfs_params *p);
-int mkfs_check_profiles_for_devices(const struct mkfs_params *p);
 
 /* features.c */
 const char *mkfs_feature_name(enum mkfs_feature f);

@@ -244,38 +244,6 @@ static int parse_profiles(const struct mkfs_raw *raw, struct mkfs_params *p)
 	return 0;
 }
 
-/*
- * Defaults of btrfs-progs 6.2: data single; metadata DUP on one device
- * and RAID1 on several; mixed block groups use one profile for both,
- * single unless one of them was given.
- */
-static int settle_profiles(struct mkfs_params *p)
-{
-	const u64 raid56 = BTRFS_BLOCK_GROUP_RAID5 | BTRFS_BLOCK_GROUP_RAID6;
-
-	if (p->mixed) {
-		if (p->data_profile_given && !p->meta_profile_given)
-			p->meta_profile = p->data_profile;
-		else if (p->meta_profile_given && !p->data_profile_given)
-			p->data_profile = p->meta_profile;
-		if (p->data_profile != p->meta_profile) {
-			mkfs_error("with mixed block groups data and metadata profiles must be the same");
-			return -EINVAL;
-		}
-	} else if (!p->meta_profile_given) {
-		p->meta_profile = p->nr_devices > 1 ? BTRFS_BLOCK_GROUP_RAID1 :
-						      BTRFS_BLOCK_GROUP_DUP;
-	}
-	if ((p->data_profile | p->meta_profile) & raid56) {
-		mkfs_error("RAID5/6 profiles are not supported by ghee mkfs, use raid1, raid1c3, raid1c4 or raid10");
-		return -EOPNOTSUPP;
-	}
-	if ((p->data_profile | p->meta_profile) &
-	    (BTRFS_BLOCK_GROUP_RAID1C3 | BTRFS_BLOCK_GROUP_RAID1C4))
-		p->features[MKFS_FEAT_RAID1C34] = true;
-	return mkfs_check_profiles_for_devices(p);
-}
-
 static int devs_min(u64 profile)
 {
 	switch (profile & BTRFS_BLOCK_GROUP_PROFILE_MASK) {
@@ -305,7 +273,7 @@ static int check_one_profile(const char *what, u64 profile, int nr_devices)
 	return 0;
 }
 
-int mkfs_check_profiles_for_devices(const struct mkfs_params *p)
+static int check_profiles_for_devices(const struct mkfs_params *p)
 {
 	int ret;
 
@@ -315,6 +283,38 @@ int mkfs_check_profiles_for_devices(const struct mkfs_params *p)
 	if (p->mixed && p->data_profile == p->meta_profile)
 		return 0;
 	return check_one_profile("data", p->data_profile, p->nr_devices);
+}
+
+/*
+ * Defaults of btrfs-progs 6.2: data single; metadata DUP on one device
+ * and RAID1 on several; mixed block groups use one profile for both,
+ * single unless one of them was given.
+ */
+static int settle_profiles(struct mkfs_params *p)
+{
+	const u64 raid56 = BTRFS_BLOCK_GROUP_RAID5 | BTRFS_BLOCK_GROUP_RAID6;
+
+	if (p->mixed) {
+		if (p->data_profile_given && !p->meta_profile_given)
+			p->meta_profile = p->data_profile;
+		else if (p->meta_profile_given && !p->data_profile_given)
+			p->data_profile = p->meta_profile;
+		if (p->data_profile != p->meta_profile) {
+			mkfs_error("with mixed block groups data and metadata profiles must be the same");
+			return -EINVAL;
+		}
+	} else if (!p->meta_profile_given) {
+		p->meta_profile = p->nr_devices > 1 ? BTRFS_BLOCK_GROUP_RAID1 :
+						      BTRFS_BLOCK_GROUP_DUP;
+	}
+	if ((p->data_profile | p->meta_profile) & raid56) {
+		mkfs_error("RAID5/6 profiles are not supported by ghee mkfs, use raid1, raid1c3, raid1c4 or raid10");
+		return -EOPNOTSUPP;
+	}
+	if ((p->data_profile | p->meta_profile) &
+	    (BTRFS_BLOCK_GROUP_RAID1C3 | BTRFS_BLOCK_GROUP_RAID1C4))
+		p->features[MKFS_FEAT_RAID1C34] = true;
+	return check_profiles_for_devices(p);
 }
 
 static int parse_sizes(const struct mkfs_raw *raw, struct mkfs_params *p)
@@ -335,7 +335,6 @@ static int parse_sizes(const struct mkfs_raw *raw, struct mkfs_params *p)
 		ret = parse_block_size("nodesize", raw->nodesize, &p->nodesize);
 		if (ret)
 			return ret;
-		p->nodesize_given = true;
 	} else {
 		/* mixed block groups share blocks between data and trees */
 		p->nodesize = p->mixed ? p->sectorsize :

@@ -25,6 +25,7 @@
 #include <linux/fs.h>
 #include <linux/loop.h>
 #include <blkid.h>
+#include <uuid/uuid.h>
 #include "mkfs.h"
 
 /* the unescaped form of a /proc path field ("\040" is a space) */
@@ -404,6 +405,71 @@ static int check_duplicates(struct mkfs_geometry *g)
 	return 0;
 }
 
+/* is the block device @name one of the targets, or a loop over one? */
+static bool is_target(const struct mkfs_geometry *g, const char *name)
+{
+	struct loop_info64 info;
+	struct stat st, t;
+	bool loop_ok = false;
+	int i, fd;
+
+	if (stat(name, &st) || !S_ISBLK(st.st_mode))
+		return false;
+	fd = open(name, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		loop_ok = !ioctl(fd, LOOP_GET_STATUS64, &info);
+		close(fd);
+	}
+	for (i = 0; i < g->nr_devs; i++) {
+		if (fstat(g->devs[i].fd, &t))
+			continue;
+		if (S_ISBLK(t.st_mode) && t.st_rdev == st.st_rdev)
+			return true;
+		if (S_ISREG(t.st_mode) && loop_ok && info.lo_inode == t.st_ino &&
+		    info.lo_device == t.st_dev)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * -U: two btrfs filesystems with one UUID confuse the kernel's device
+ * scanning, so a UUID some other btrfs device carries is refused.  The
+ * block devices are probed afresh (no blkid cache file: stale entries
+ * would refuse UUIDs nobody uses any more).
+ */
+static int check_uuid_unique(const struct mkfs_params *p,
+			     const struct mkfs_geometry *g)
+{
+	blkid_cache cache;
+	blkid_dev_iterate iter;
+	blkid_dev dev;
+	char uuid[37];
+	int ret = 0;
+
+	if (!p->fsid_given)
+		return 0;
+	uuid_unparse(p->fsid, uuid);
+	if (blkid_get_cache(&cache, "/dev/null"))
+		return 0;
+	blkid_probe_all(cache);
+	iter = blkid_dev_iterate_begin(cache);
+	blkid_dev_set_search(iter, "UUID", uuid);
+	while (!ret && !blkid_dev_next(iter, &dev)) {
+		dev = blkid_verify(cache, dev);
+		if (!dev || !blkid_dev_has_tag(dev, "TYPE", "btrfs"))
+			continue;
+		if (is_target(g, blkid_dev_devname(dev)))
+			continue;
+		mkfs_error("non-unique UUID: %s (in use on %s)", uuid,
+			   blkid_dev_devname(dev));
+		ret = -EEXIST;
+	}
+	blkid_dev_iterate_end(iter);
+	blkid_put_cache(cache);
+	return ret;
+}
+
 int mkfs_probe_devices(const struct mkfs_params *p, struct mkfs_geometry *g)
 {
 	int i, ret;
@@ -425,7 +491,10 @@ int mkfs_probe_devices(const struct mkfs_params *p, struct mkfs_geometry *g)
 		if (ret)
 			return ret;
 	}
-	return check_duplicates(g);
+	ret = check_duplicates(g);
+	if (!ret)
+		ret = check_uuid_unique(p, g);
+	return ret;
 }
 
 /*

@@ -3,22 +3,38 @@
 # build.sh TARGET OUT [EXTRA_SOURCES...]: build tests/fuzz/TARGET.c as a
 # libFuzzer binary with ASan+UBSan, instrumenting the whole engine and lib
 # (every kernel-shared/ and lib/ source) plus the extra command sources.
-# Rebuilds only when a source is newer than OUT.  Exit 77 without clang.
+# Objects are kept next to OUT and shared by every fuzz target, so each
+# source is compiled once and only again when it (or a header) changes.
+# Exit 77 without clang.
 set -u
 target=$1 out=$2
 shift 2
 cd "$TOP" || exit 1
 command -v clang >/dev/null 2>&1 || { echo "SKIP: clang is not installed"; exit 77; }
+objdir=$(dirname "$out")/obj
+mkdir -p "$objdir"
+cflags=(-g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+	-D_GNU_SOURCE -I"$BUILDDIR" -I. -Ikernel-shared -Ilib
+	$(pkg-config --cflags libxxhash libsodium blkid uuid zlib))
 srcs=(tests/fuzz/"$target".c lib/*.c kernel-shared/*.c "$@")
-if [ -x "$out" ]; then
-	newer=0
-	for s in "${srcs[@]}" kernel-shared/*.h lib/*.h cmds/*.h; do
-		[ "$s" -nt "$out" ] && newer=1 && break
-	done
-	[ $newer = 0 ] && exit 0
+newest_header=$(ls -t kernel-shared/*.h lib/*.h cmds/*.h cmds/*/*.h 2>/dev/null | head -n 1)
+
+objs=()
+todo=()
+for s in "${srcs[@]}"; do
+	o=$objdir/$(echo "$s" | tr '/' '_').o
+	objs+=("$o")
+	if [ ! -e "$o" ] || [ "$s" -nt "$o" ] || [ "$newest_header" -nt "$o" ]; then
+		todo+=("$s")
+	fi
+done
+export objdir
+if [ ${#todo[@]} -gt 0 ]; then
+	printf '%s\n' "${todo[@]}" |
+		CFLAGS_LIST="${cflags[*]}" xargs -P "$(nproc)" -I{} \
+		bash -c 'clang $CFLAGS_LIST -c "$1" -o "$objdir/$(echo "$1" | tr / _).o"' _ {} ||
+		{ echo "SKIP: cannot build the fuzzer (libclang-rt-14-dev missing?)"; exit 77; }
 fi
-mkdir -p "$(dirname "$out")"
-clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	-D_GNU_SOURCE -I"$BUILDDIR" -I. -Ikernel-shared -Ilib "${srcs[@]}" \
-	$(pkg-config --cflags --libs libxxhash libsodium blkid uuid zlib) -lpthread \
-	-o "$out" || { echo "SKIP: cannot build the fuzzer (libclang-rt-14-dev missing?)"; exit 77; }
+clang -fsanitize=fuzzer,address,undefined "${objs[@]}" \
+	$(pkg-config --libs libxxhash libsodium blkid uuid zlib) -lpthread -o "$out" ||
+	{ echo "SKIP: cannot link the fuzzer (libclang-rt-14-dev missing?)"; exit 77; }

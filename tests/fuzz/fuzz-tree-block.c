@@ -12,6 +12,7 @@
 #include "kernel-shared/tree-checker.h"
 #include "kernel-shared/print-tree.h"
 #include "kernel-shared/csum.h"
+#include "lib/json-writer.h"
 
 #define FUZZ_NODESIZE 4096
 
@@ -25,6 +26,28 @@ static void setup_fs_info(struct btrfs_fs_info *fs, const uint8_t *data, size_t 
 	/* let the input choose the checksum type so every csum size is printed */
 	fs->csum_type = size ? data[size - 1] % 4 : BTRFS_CSUM_TYPE_CRC32;
 	fs->csum_size = btrfs_csum_type_size(fs->csum_type);
+}
+
+/* the text printer, or the JSON one inside a document of its own */
+static void print_block(struct btrfs_printer *printer, struct extent_buffer *eb,
+			bool json)
+{
+	struct json_writer w;
+
+	if (json) {
+		json_writer_init(&w, sink, 0);
+		printer->format = BTRFS_PRINT_FORMAT_JSON;
+		printer->json = &w;
+		json_array_begin(&w);
+	}
+	if (btrfs_eb_level(eb) == 0)
+		btrfs_print_leaf(printer, eb);
+	else
+		btrfs_print_node(printer, eb);
+	if (json) {
+		json_array_end(&w);
+		json_writer_finish(&w);
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -57,10 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	printer.sectorsize = fs.sectorsize;
 	printer.csum_type = fs.csum_type;
 	printer.csum_size = fs.csum_size;
-	if (btrfs_eb_level(eb) == 0)
-		btrfs_print_leaf(&printer, eb);
-	else
-		btrfs_print_node(&printer, eb);
+	print_block(&printer, eb, size > 2 && (data[size - 3] & 1));
 	free_extent_buffer(eb);
 	return 0;
 }

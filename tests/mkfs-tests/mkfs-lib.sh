@@ -174,9 +174,9 @@ mount_workload_check()
 	need_kernel_btrfs
 	mkdir -p "$mnt"
 	if [ -b "$dev" ]; then
-		mount "$dev" "$mnt" || fail "mount $dev failed"
+		mount -t btrfs "$dev" "$mnt" || { dmesg | tail -n 20 >&2; fail "mount $dev failed"; }
 	else
-		mount -o loop "$dev" "$mnt" || fail "mount $dev failed"
+		mount -t btrfs -o loop "$dev" "$mnt" || { dmesg | tail -n 20 >&2; fail "mount $dev failed"; }
 	fi
 	if ! workload "$mnt"; then
 		umount "$mnt"

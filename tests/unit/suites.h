@@ -15,7 +15,12 @@
 	X(extent_io_tree) \
 	X(free_space) \
 	X(ctree) \
-	X(alloc)
+	X(ranges) \
+	X(chunk_map) \
+	X(eb_cache) \
+	X(tree_checker) \
+	X(alloc) \
+	X(check_extents)
 
 #define GHEE_DECLARE_SUITE(name) Suite *name##_suite(void);
 GHEE_UNIT_SUITES(GHEE_DECLARE_SUITE)

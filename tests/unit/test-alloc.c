@@ -25,6 +25,8 @@
 #include "chunk-alloc.h"
 #include "write-io.h"
 #include "fs-create.h"
+#include "file-item.h"
+#include "csum.h"
 
 #define AL_CHECK(cond, ...) do { if (!(cond)) ck_abort_msg(__VA_ARGS__); } while (0)
 
@@ -547,6 +549,98 @@ START_TEST(test_alloc_empty_commit)
 }
 END_TEST
 
+/*
+ * File extents written back to back: their checksums end up in few, full
+ * items (never above the kernel's limit) that match the data on disk.
+ */
+START_TEST(test_alloc_file_csums)
+{
+	struct test_fs tfs;
+	struct btrfs_root *root;
+	struct btrfs_key key = { BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY, 0 };
+	struct btrfs_path path;
+	u64 limit, next = 0, sectors = 0, total = 0;
+	u8 *buf = malloc(1 << 20), *sec = malloc(4096);
+	int i, ret, items = 0;
+
+	test_fs_create(&tfs, 4096, 1ULL << 30, 0);
+	root = &tfs.fs->fs_root;
+	limit = (btrfs_leaf_data_size(4096) - 2 * sizeof(struct btrfs_item)) / 4 - 1;
+	for (i = 0; i < 200; i++) {
+		u64 len = 1 + (u64)(i * 7919) % (1 << 20), bytenr;
+
+		memset(buf, i, len);
+		ck_assert_int_eq(btrfs_write_file_extent(tfs.trans, root, 1000 + i, 0, buf, len,
+							 false, &bytenr), 0);
+		total += (len + 4095) / 4096;
+		if (i % 50 == 49)
+			test_fs_commit(&tfs);
+	}
+	test_fs_commit(&tfs);
+	btrfs_init_path(&path);
+	ret = btrfs_search_slot(NULL, &tfs.fs->csum_root, &key, &path, 0, 0);
+	ck_assert_int_ge(ret, 0);
+	ret = btrfs_path_fixup_slot(&tfs.fs->csum_root, &path);
+	while (ret == 0) {
+		u32 size = btrfs_item_size(path.nodes[0], path.slots[0]), k;
+		const u8 *sums = btrfs_item_ptr_raw(path.nodes[0], path.slots[0]);
+
+		btrfs_path_key(&path, &key);
+		ck_assert_uint_le(size / 4, limit);
+		ck_assert_uint_ge(key.offset, next);
+		for (k = 0; k < size / 4; k++) {
+			u8 digest[BTRFS_CSUM_SIZE];
+
+			ck_assert_int_eq(btrfs_read_logical(tfs.fs, key.offset + k * 4096ULL,
+							    sec, 4096, 1), 0);
+			btrfs_csum_data(BTRFS_CSUM_TYPE_CRC32, sec, 4096, digest);
+			ck_assert(!memcmp(digest, sums + k * 4, 4));
+		}
+		next = key.offset + size / 4 * 4096ULL;
+		sectors += size / 4;
+		items++;
+		ret = btrfs_next_item(&tfs.fs->csum_root, &path);
+	}
+	btrfs_release_path(&path);
+	ck_assert_uint_eq(sectors, total);
+	/* appending merged the items: close to the minimum number */
+	ck_assert_int_le(items, (int)(total / limit) + 12);
+	test_fs_verify_extents(&tfs);
+	free(buf);
+	free(sec);
+	test_fs_destroy(&tfs);
+}
+END_TEST
+
+/* repair helpers put wrong accounting right */
+START_TEST(test_alloc_recalc_used)
+{
+	struct test_fs tfs;
+	struct btrfs_block_group *bg;
+	u64 bytenr;
+	int changed;
+
+	test_fs_create(&tfs, 16384, 512ULL << 20, 0);
+	ck_assert_int_eq(btrfs_alloc_data_extent(tfs.trans, 1 << 20, 5, 257, 0, &bytenr), 0);
+	test_fs_commit(&tfs);
+	bg = btrfs_lookup_block_group(tfs.fs, bytenr);
+	bg->used += 12345 * 4096;	/* damage, written by the next commit */
+	bg->item_dirty = true;
+	ck_assert_int_eq(btrfs_alloc_data_extent(tfs.trans, 1 << 20, 5, 258, 0, &bytenr), 0);
+	test_fs_commit(&tfs);
+	ck_assert_int_eq(btrfs_recalc_block_group_used(tfs.fs, &changed), 0);
+	ck_assert_int_eq(changed, 1);
+	btrfs_mark_free_space_tree_dirty(tfs.fs);
+	ck_assert_int_eq(btrfs_recalc_device_bytes_used(tfs.fs, &changed), 0);
+	ck_assert_int_eq(changed, 0);
+	test_fs_commit(&tfs);
+	test_fs_verify_extents(&tfs);
+	test_fs_reopen(&tfs);
+	test_fs_verify_extents(&tfs);
+	test_fs_destroy(&tfs);
+}
+END_TEST
+
 /* filling the devices ends in -ENOSPC with consistent accounting */
 START_TEST(test_alloc_enospc)
 {
@@ -667,6 +761,8 @@ Suite *alloc_suite(void)
 	tcase_add_test(tc, test_alloc_reopen);
 	tcase_add_test(tc, test_alloc_enospc);
 	tcase_add_test(tc, test_alloc_empty_commit);
+	tcase_add_test(tc, test_alloc_file_csums);
+	tcase_add_test(tc, test_alloc_recalc_used);
 	tcase_add_test(tc, test_alloc_random_skinny);
 	tcase_add_test(tc, test_alloc_random_small_nodes);
 	tcase_add_test(tc, test_alloc_random_not_skinny_no_fst);

@@ -493,14 +493,14 @@ static void step(struct ct *ct, bool grow)
 		op_lookup_missing(ct);
 }
 
-static void run_seed(u64 seed, int rounds, size_t target)
+static void run_seed_ns(u64 seed, int rounds, size_t target, u32 nodesize, int min_level)
 {
 	struct ct ct;
 	int level_before, r;
 
 	memset(&ct, 0, sizeof(ct));
 	ct.m.rand = seed * 0x9E3779B97F4A7C15ULL | 1;
-	test_fs_create(&ct.tfs, 4096, 256ULL << 20, 0);
+	test_fs_create(&ct.tfs, nodesize, 256ULL << 20, 0);
 	ct.root = test_fs_new_tree(&ct.tfs, BTRFS_FIRST_FREE_OBJECTID);
 	for (r = 0; r < rounds; r++) {
 		while (ct.m.nr < target) {
@@ -519,13 +519,18 @@ static void run_seed(u64 seed, int rounds, size_t target)
 		fprintf(stderr, "ctree seed %llu: %llu steps, max level %d, %d level drops\n",
 			(unsigned long long)seed, (unsigned long long)ct.nr_ops,
 			ct.max_level, ct.level_drops);
-	ck_assert_int_ge(ct.max_level, 2);
+	ck_assert_int_ge(ct.max_level, min_level);
 	ck_assert_int_ge(ct.level_drops, 1);
 	ck_assert_int_eq(btrfs_eb_level(ct.root->node), 0);
 	test_fs_commit(&ct.tfs);
 	test_fs_verify_extents(&ct.tfs);
 	model_free(&ct.m);
 	test_fs_destroy(&ct.tfs);
+}
+
+static void run_seed(u64 seed, int rounds, size_t target)
+{
+	run_seed_ns(seed, rounds, target, 4096, 2);
 }
 
 START_TEST(test_ctree_random_seed1) { run_seed(1, 2, 2500); }
@@ -535,6 +540,8 @@ END_TEST
 START_TEST(test_ctree_random_seed3) { run_seed(3, 1, 4000); }
 END_TEST
 START_TEST(test_ctree_random_seed4) { run_seed(0xdeadbeef, 3, 3000); }
+END_TEST
+START_TEST(test_ctree_random_16k) { run_seed_ns(5, 1, 4000, 16384, 1); }
 END_TEST
 
 /* sequential inserts pack leaves full; sequential deletes empty the tree */
@@ -614,6 +621,7 @@ Suite *ctree_suite(void)
 	tcase_add_test(tc, test_ctree_random_seed2);
 	tcase_add_test(tc, test_ctree_random_seed3);
 	tcase_add_test(tc, test_ctree_random_seed4);
+	tcase_add_test(tc, test_ctree_random_16k);
 	suite_add_tcase(s, tc);
 	return s;
 }

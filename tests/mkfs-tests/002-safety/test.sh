@@ -2,7 +2,8 @@
 # Safety: an existing filesystem or partition table is refused without -f,
 # naming what was found; a mounted device is refused even with -f; too small
 # a device is refused with the minimum size; a missing image is created only
-# with -b; the same device twice is refused.  Failures exit 1.
+# with -b; the same device twice and a UUID another btrfs device carries
+# are refused.  Failures exit 1.
 source "$TOP/tests/common.sh"
 source "$TOP/tests/mkfs-tests/mkfs-lib.sh"
 
@@ -91,6 +92,18 @@ btrfs check --readonly "$img" >/dev/null 2>&1 ||
 new_image "$img" 1G
 ln -s "$img" "$TEST_TMP/alias"
 expect_fail "are the same device" -f -d raid1 -m raid1 "$img" "$TEST_TMP/alias"
+
+# -U: a UUID another btrfs device carries is refused; the target's own is not
+uuid=$(cat /proc/sys/kernel/random/uuid)
+new_image "$TEST_TMP/other.img" 1G
+run_check_cmd "$GHEE" mkfs -q -U "$uuid" "$TEST_TMP/other.img"
+otherdev=$(losetup --find --show "$TEST_TMP/other.img") || fail "losetup failed"
+at_exit "losetup -d $otherdev 2>/dev/null"
+new_image "$img" 1G
+expect_fail "non-unique UUID: $uuid" -U "$uuid" "$img"
+run_check_cmd "$GHEE" mkfs -q -f -U "$uuid" "$TEST_TMP/other.img"
+run_check_cmd "$GHEE" mkfs -q -f -U "$uuid" "$otherdev"
+losetup -d "$otherdev"
 
 # discard: a loop device supports it (it punches holes in the file)
 new_image "$img" 1G

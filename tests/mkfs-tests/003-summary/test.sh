@@ -75,4 +75,12 @@ assert bg["system"]["profile"] == "raid1"
 assert all(b["size"] > 0 for b in j["block_groups"])
 assert j["incompat_flags"] == 0x341 and j["compat_ro_flags"] == 3
 PY
+
+# --device-uuid lands in the device item, and the JSON names it
+DEVUUID=9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a
+"$GHEE" mkfs -f --format json --device-uuid "$DEVUUID" d1 > j.out ||
+	fail "ghee mkfs --device-uuid failed"
+grep -q "\"uuid\": \"$DEVUUID\"" j.out || fail "the JSON lacks the device uuid"
+btrfs inspect-internal dump-super d1 | grep -q "^dev_item.uuid[[:space:]]*$DEVUUID\$" ||
+	fail "the device item does not carry --device-uuid"
 exit 0

@@ -19,7 +19,7 @@ check_image "$img"
 compare_dump_tree "$img"
 mnt=$TEST_TMP/mnt
 mkdir -p "$mnt"
-mount -o loop "$img" "$mnt" || fail "the kernel does not mount 16 TiB"
+mount -t btrfs -o loop "$img" "$mnt" || fail "the kernel does not mount 16 TiB"
 cp -a "$TOP/kernel-shared" "$mnt/" && sync || { umount "$mnt"; fail "copy failed"; }
 btrfs scrub start -B "$mnt" >/dev/null || { umount "$mnt"; fail "scrub failed"; }
 umount "$mnt"
@@ -30,7 +30,7 @@ for i in 1 2 3; do new_image "$big/d$i" 6T; done
 ghee_mkfs -d raid0 -m raid1c3 "$big"/d[1-3]
 attach_devices "$big"/d[1-3]
 check_image "$LOOP_FIRST"
-mount "$LOOP_FIRST" "$mnt" || fail "the kernel does not mount 3 x 6 TiB"
+mount -t btrfs "$LOOP_FIRST" "$mnt" || fail "the kernel does not mount 3 x 6 TiB"
 cp -a "$TOP/cmds" "$mnt/" && sync || { umount "$mnt"; fail "copy failed"; }
 umount "$mnt"
 check_image "$LOOP_FIRST"

@@ -41,7 +41,7 @@ UUID=5c9a1e37-3e0b-4d0e-9f5e-6c1b8f0e2a41
 # the old filesystem, with some data
 new_image "$base" 512M
 mkfs.btrfs -q -f "$base" >/dev/null 2>&1 || fail "mkfs.btrfs failed"
-mount -o loop "$base" "$mnt" || fail "cannot mount the old filesystem"
+mount -t btrfs -o loop "$base" "$mnt" || fail "cannot mount the old filesystem"
 cp -a "$TOP/cmds" "$mnt/" && sync
 umount "$mnt" || fail "umount failed"
 
@@ -54,7 +54,7 @@ dump_masked "$img" > reference.dump
 # mounts IMG: the kernel accepts IMG (read only)
 mounts()
 {
-	mount -o loop,ro "$1" "$mnt" 2>/dev/null || return 1
+	mount -t btrfs -o loop,ro "$1" "$mnt" 2>/dev/null || return 1
 	umount "$mnt"
 	return 0
 }
