@@ -18,6 +18,10 @@ int cmd_dump_tree(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_mkfs(int argc, char **argv);
 
+/* "ERROR: ..." / "WARNING: ..." on stderr, after flushing stdout */
+__attribute__((format(printf, 1, 2))) void cmd_error(const char *fmt, ...);
+__attribute__((format(printf, 1, 2))) void cmd_warning(const char *fmt, ...);
+
 /* "ghee" program name and version for messages and the first output line */
 extern const char ghee_version_string[];
 

@@ -353,7 +353,7 @@ static void text_sys_array(FILE *out, const struct btrfs_super_block *sb)
 			text_chunk(out, item.chunk);
 	}
 	if (it.error[0])
-		dump_super_error("%s", it.error);
+		cmd_error("%s", it.error);
 }
 
 /* ---- backup roots ---- */
@@ -712,7 +712,7 @@ static void json_sys_array(struct json_writer *w,
 	json_array_end(w);
 	if (it.error[0]) {
 		json_kv_string(w, "sys_chunk_array_error", it.error);
-		dump_super_error("%s", it.error);
+		cmd_error("%s", it.error);
 	} else {
 		json_kv_null(w, "sys_chunk_array_error");
 	}

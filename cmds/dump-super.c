@@ -56,31 +56,6 @@ static void usage(FILE *out)
 	      "  -h|--help              this help\n", out);
 }
 
-void dump_super_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	fputs("ERROR: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-__attribute__((format(printf, 1, 2)))
-static void dump_super_warning(const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	fputs("WARNING: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 /* ---- options ---- */
 
 /*
@@ -93,17 +68,17 @@ static int parse_u64_arg(const char *arg, u64 *ret)
 	char *end;
 
 	if (arg[0] == '-') {
-		dump_super_error("%s: negative value is invalid", arg);
+		cmd_error("%s: negative value is invalid", arg);
 		return -EINVAL;
 	}
 	errno = 0;
 	v = strtoull(arg, &end, 0);
 	if (*end) {
-		dump_super_error("%s is not a valid numeric value", arg);
+		cmd_error("%s is not a valid numeric value", arg);
 		return -EINVAL;
 	}
 	if (errno == ERANGE || v == ULLONG_MAX) {
-		dump_super_error("%s is too large", arg);
+		cmd_error("%s is too large", arg);
 		return -ERANGE;
 	}
 	*ret = v;
@@ -118,7 +93,7 @@ static int parse_super_arg(struct dump_super_opts *o, const char *arg)
 	if (parse_u64_arg(arg, &v))
 		return -EINVAL;
 	if (v >= BTRFS_SUPER_MIRROR_MAX) {
-		dump_super_warning("deprecated use of -s <bytenr> with %llu, assuming --bytenr",
+		cmd_warning("deprecated use of -s <bytenr> with %llu, assuming --bytenr",
 				   (unsigned long long)v);
 		o->bytenr = v;
 	} else {
@@ -133,11 +108,11 @@ static int parse_mirror_arg(struct dump_super_opts *o, const char *arg)
 {
 	u64 v;
 
-	dump_super_warning("option -i is deprecated, please use -s or --super");
+	cmd_warning("option -i is deprecated, please use -s or --super");
 	if (parse_u64_arg(arg, &v))
 		return -EINVAL;
 	if (v >= BTRFS_SUPER_MIRROR_MAX) {
-		dump_super_error("super mirror too big: %llu >= %d",
+		cmd_error("super mirror too big: %llu >= %d",
 				 (unsigned long long)v, BTRFS_SUPER_MIRROR_MAX);
 		return -EINVAL;
 	}
@@ -152,7 +127,7 @@ static int parse_format_arg(struct dump_super_opts *o, const char *arg)
 	} else if (!strcmp(arg, "json")) {
 		o->json = true;
 	} else {
-		dump_super_error("invalid output format '%s', use text or json", arg);
+		cmd_error("invalid output format '%s', use text or json", arg);
 		return -EINVAL;
 	}
 	return 0;
@@ -164,9 +139,9 @@ static int parse_format_arg(struct dump_super_opts *o, const char *arg)
 static void bad_option(const char *arg, const char *why)
 {
 	if (arg)
-		dump_super_error("option '%s' %s", arg, why);
+		cmd_error("option '%s' %s", arg, why);
 	else
-		dump_super_error("option '-%c' %s", optopt, why);
+		cmd_error("option '-%c' %s", optopt, why);
 	fputs(TRY_HELP, stderr);
 }
 
@@ -220,7 +195,7 @@ static int parse_options(struct dump_super_opts *o, int argc, char **argv)
 	if (ret)
 		return ret;
 	if (optind >= argc) {
-		dump_super_error("not enough arguments: a device is needed");
+		cmd_error("not enough arguments: a device is needed");
 		fputs(TRY_HELP, stderr);
 		return -EINVAL;
 	}
@@ -292,10 +267,10 @@ static void json_entry_begin(struct json_writer *w, const char *path,
 static void report_read_error(struct dump_ctx *ctx, const char *path,
 			      u64 bytenr, int err)
 {
-	dump_super_error("failed to read the superblock on %s at %llu",
+	cmd_error("failed to read the superblock on %s at %llu",
 			 path, (unsigned long long)bytenr);
 	/* progs' words, "Success" and all when the copy was only cut short */
-	dump_super_error("error = '%s', errno = %d", strerror(err), err);
+	cmd_error("error = '%s', errno = %d", strerror(err), err);
 	if (ctx->json) {
 		json_entry_begin(ctx->json, path, bytenr, "read_error");
 		json_kv_string(ctx->json, "error",
@@ -306,7 +281,7 @@ static void report_read_error(struct dump_ctx *ctx, const char *path,
 
 static void report_bad_magic(struct dump_ctx *ctx, const char *path, u64 bytenr)
 {
-	dump_super_error("bad magic on superblock on %s at %llu (use --force to dump it anyway)",
+	cmd_error("bad magic on superblock on %s at %llu (use --force to dump it anyway)",
 			 path, (unsigned long long)bytenr);
 	if (ctx->json) {
 		json_entry_begin(ctx->json, path, bytenr, "bad_magic");
@@ -369,7 +344,7 @@ static int dump_device(struct dump_ctx *ctx, const char *path)
 	fd = open(path, O_RDONLY);
 	if (fd < 0) {
 		err = errno;
-		dump_super_error("cannot open %s: %s", path, strerror(err));
+		cmd_error("cannot open %s: %s", path, strerror(err));
 		if (ctx->json) {
 			json_entry_begin(ctx->json, path, ctx->o->all ?
 					 BTRFS_SUPER_INFO_OFFSET : ctx->o->bytenr,
@@ -414,7 +389,7 @@ static int dump_json(struct dump_ctx *ctx, int nr, char **paths)
 	json_object_end(&w);
 	wret = json_writer_finish(&w);
 	if (wret) {
-		dump_super_error("writing the JSON document failed: %s",
+		cmd_error("writing the JSON document failed: %s",
 				 strerror(-wret));
 		ret = wret;
 	}
@@ -435,7 +410,7 @@ int cmd_dump_super(int argc, char **argv)
 	else
 		ret = dump_devices(&ctx, argc - optind, argv + optind);
 	if (fflush(stdout) || ferror(stdout)) {
-		dump_super_error("writing the output failed");
+		cmd_error("writing the output failed");
 		ret = -EIO;
 	}
 	return ret ? GHEE_EXIT_FAILURE : GHEE_EXIT_OK;

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "kernel-shared/format.h"
+#include "cmds/commands.h"
 
 struct json_writer;
 
@@ -32,9 +33,5 @@ void sb_view_init(struct sb_view *v, const struct btrfs_super_block *sb);
 void dump_super_text(FILE *out, const struct sb_view *v, bool full);
 /* the superblock's fields, as members of the object the caller opened */
 void dump_super_json(struct json_writer *w, const struct sb_view *v, bool full);
-
-/* "ERROR: ..." on stderr, after what stdout holds */
-__attribute__((format(printf, 1, 2)))
-void dump_super_error(const char *fmt, ...);
 
 #endif

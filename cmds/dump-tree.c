@@ -93,30 +93,6 @@ static void report_to_stderr(void *ctx, enum btrfs_report_level level,
 		level == BTRFS_REPORT_WARNING ? "WARNING: " : "", msg);
 }
 
-static void dump_tree_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	fputs("ERROR: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-static void dump_tree_warning(const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	fputs("WARNING: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 /* ---- option parsing ---- */
 
 static bool parse_u64(const char *s, u64 *ret)
@@ -198,23 +174,23 @@ static int parse_tree_id(const char *arg, u64 *tree_id)
 
 	if (parse_u64(arg, tree_id)) {
 		if (*tree_id == (u64)-1) {
-			dump_tree_error("%s is too large", arg);
+			cmd_error("%s is too large", arg);
 			return -ERANGE;
 		}
 		if (*tree_id)
 			return 0;
 	} else if (arg[0] >= '0' && arg[0] <= '9' && errno == ERANGE) {
-		dump_tree_error("%s is too large", arg);
+		cmd_error("%s is too large", arg);
 		return -ERANGE;
 	} else {
 		*tree_id = treeid_from_string(arg, &end);
 	}
 	if (!*tree_id) {
-		dump_tree_error("unrecognized tree id: %s", arg);
+		cmd_error("unrecognized tree id: %s", arg);
 		return -EINVAL;
 	}
 	if (end && *end) {
-		dump_tree_error("unexpected tree id suffix of '%s': %s", arg, end);
+		cmd_error("unexpected tree id suffix of '%s': %s", arg, end);
 		return -EINVAL;
 	}
 	return 0;
@@ -227,19 +203,19 @@ static int add_block(struct dump_tree_opts *o, const char *arg)
 	u64 *tmp;
 
 	if (!parse_u64(arg, &bytenr)) {
-		dump_tree_error("invalid block number: %s", arg);
+		cmd_error("invalid block number: %s", arg);
 		return -EINVAL;
 	}
 	for (i = 0; i < o->nr_blocks; i++) {
 		if (o->blocks[i] == bytenr) {
-			dump_tree_warning("tree block bytenr %llu is duplicated",
+			cmd_warning("tree block bytenr %llu is duplicated",
 					  (unsigned long long)bytenr);
 			return 0;
 		}
 	}
 	tmp = realloc(o->blocks, (o->nr_blocks + 1) * sizeof(*tmp));
 	if (!tmp) {
-		dump_tree_error("out of memory");
+		cmd_error("out of memory");
 		return -ENOMEM;
 	}
 	o->blocks = tmp;
@@ -312,7 +288,7 @@ static int parse_options(int argc, char **argv, struct dump_tree_opts *o)
 			} else if (!strcmp(optarg, "json")) {
 				o->format = BTRFS_PRINT_FORMAT_JSON;
 			} else {
-				dump_tree_error("invalid output format '%s', use text or json",
+				cmd_error("invalid output format '%s', use text or json",
 						optarg);
 				return -EINVAL;
 			}
@@ -326,14 +302,14 @@ static int parse_options(int argc, char **argv, struct dump_tree_opts *o)
 		}
 	}
 	if (optind >= argc) {
-		dump_tree_error("not enough arguments: a device is needed");
+		cmd_error("not enough arguments: a device is needed");
 		usage(stderr);
 		return -EINVAL;
 	}
 	o->nr_given = argc - optind;
 	o->paths = calloc(o->nr_given, sizeof(*o->paths));
 	if (!o->paths) {
-		dump_tree_error("out of memory");
+		cmd_error("out of memory");
 		return -ENOMEM;
 	}
 	for (c = 0; c < o->nr_given; c++)
@@ -489,7 +465,7 @@ static struct btrfs_fs_info *open_fs(struct dump_tree_opts *o)
 	fs_info = open_ctree(&args, &err);
 	/* the engine has said why */
 	if (!fs_info)
-		dump_tree_error("unable to open %s", o->paths[0]);
+		cmd_error("unable to open %s", o->paths[0]);
 	return fs_info;
 }
 
@@ -507,7 +483,7 @@ static struct extent_buffer *read_log_root(struct dump_ctx *d)
 	check.level = btrfs_super_log_root_level(sb);
 	eb = read_tree_block(d->fs_info, btrfs_super_log_root(sb), &check, &err);
 	if (!eb) {
-		dump_tree_error("cannot read the log root tree at %llu: %s",
+		cmd_error("cannot read the log root tree at %llu: %s",
 				(unsigned long long)btrfs_super_log_root(sb),
 				strerror(-err));
 		d->errors++;
@@ -557,7 +533,7 @@ static int json_doc_end(struct dump_ctx *d)
 	json_object_end(&d->jw);
 	ret = json_writer_finish(&d->jw);
 	if (ret)
-		dump_tree_error("cannot write the JSON document: %s", strerror(-ret));
+		cmd_error("cannot write the JSON document: %s", strerror(-ret));
 	return ret;
 }
 
@@ -727,7 +703,7 @@ static void dump_root_item(struct dump_ctx *d, const struct extent_buffer *leaf,
 
 	if (btrfs_item_size(leaf, slot) <
 	    offsetof(struct btrfs_root_item, bytenr) + sizeof(u64)) {
-		dump_tree_error("root item %llu in block %llu is too short: %u bytes",
+		cmd_error("root item %llu in block %llu is too short: %u bytes",
 				(unsigned long long)objectid,
 				(unsigned long long)leaf->start,
 				btrfs_item_size(leaf, slot));
@@ -771,7 +747,7 @@ static void dump_root_items(struct dump_ctx *d, struct btrfs_root *root)
 	btrfs_init_path(&path);
 	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
 	if (ret < 0) {
-		dump_tree_error("cannot read ROOT_ITEM from tree %llu: %s",
+		cmd_error("cannot read ROOT_ITEM from tree %llu: %s",
 				(unsigned long long)root->root_key.objectid,
 				strerror(-ret));
 		d->errors++;
@@ -855,7 +831,7 @@ static bool dump_special_tree(struct dump_ctx *d, u64 tree_id)
 		return false;
 	}
 	if (!eb) {
-		dump_tree_error("cannot print %s tree, invalid pointer", name);
+		cmd_error("cannot print %s tree, invalid pointer", name);
 		d->errors++;
 		return true;
 	}
@@ -1021,7 +997,7 @@ static void dump_blocks(struct dump_ctx *d)
 		err = 0;
 		eb = read_tree_block(d->fs_info, o->blocks[i], &check, &err);
 		if (!eb) {
-			dump_tree_error("failed to read tree block %llu",
+			cmd_error("failed to read tree block %llu",
 					(unsigned long long)o->blocks[i]);
 			d->errors++;
 			continue;

@@ -35,9 +35,9 @@ static void report_to_stderr(void *ctx, enum btrfs_report_level level,
 	const struct mkfs_params *p = ctx;
 
 	if (level == BTRFS_REPORT_ERROR)
-		mkfs_error("%s", msg);
+		cmd_error("%s", msg);
 	else if (level == BTRFS_REPORT_WARNING)
-		mkfs_warning("%s", msg);
+		cmd_warning("%s", msg);
 	else if (p && p->verbosity >= 2)
 		fprintf(stderr, "%s\n", msg);
 }
@@ -228,7 +228,7 @@ static void wipe_after_failure(const struct mkfs_geometry *g)
 				break;
 			if (pwrite(fd, zero, sizeof(zero), (off_t)off) !=
 			    (ssize_t)sizeof(zero))
-				mkfs_warning("cannot clear the superblock at %llu of %s: %m",
+				cmd_warning("cannot clear the superblock at %llu of %s: %m",
 					     (unsigned long long)off,
 					     g->devs[i].path);
 		}
@@ -246,13 +246,13 @@ static int build(const struct mkfs_params *p, struct btrfs_create_params *cp,
 
 	ret = btrfs_create_fs(cp, &fs, &trans);
 	if (ret) {
-		mkfs_error("cannot create the filesystem: %s", strerror(-ret));
+		cmd_error("cannot create the filesystem: %s", strerror(-ret));
 		return ret;
 	}
 	if (p->features[MKFS_FEAT_QUOTA]) {
 		ret = create_quota_tree(trans, p->nodesize);
 		if (ret) {
-			mkfs_error("cannot create the quota tree: %s",
+			cmd_error("cannot create the quota tree: %s",
 				   strerror(-ret));
 			btrfs_abort_transaction(trans, ret);
 			goto out;
@@ -260,7 +260,7 @@ static int build(const struct mkfs_params *p, struct btrfs_create_params *cp,
 	}
 	ret = btrfs_create_fs_finish(trans);
 	if (ret) {
-		mkfs_error("cannot commit the new filesystem: %s",
+		cmd_error("cannot commit the new filesystem: %s",
 			   strerror(-ret));
 		goto out;
 	}
@@ -279,7 +279,7 @@ int mkfs_create(const struct mkfs_params *p, struct mkfs_geometry *g,
 
 	cp = calloc(1, sizeof(*cp));
 	if (!cp) {
-		mkfs_error("out of memory");
+		cmd_error("out of memory");
 		return -ENOMEM;
 	}
 	ret = mkfs_wipe_devices(g);

@@ -115,12 +115,12 @@ static int feature_apply(const char *item, size_t len, bool runtime,
 	}
 	f = feature_lookup(item, len);
 	if (f < 0) {
-		mkfs_error("unrecognized %s feature '%.*s'",
+		cmd_error("unrecognized %s feature '%.*s'",
 			   runtime ? "runtime" : "filesystem", (int)len, item);
 		return -EINVAL;
 	}
 	if (!off && !feature_table[f].supported) {
-		mkfs_error("feature '%s' is not supported by ghee mkfs",
+		cmd_error("feature '%s' is not supported by ghee mkfs",
 			   feature_table[f].name);
 		return -EOPNOTSUPP;
 	}

@@ -186,14 +186,14 @@ static int check_sizes(const struct mkfs_params *p, struct mkfs_geometry *g)
 		d->size = round_down_to(d->size, p->sectorsize);
 		if (d->size < g->min_dev_size) {
 			if (p->byte_count) {
-				mkfs_error("size %llu is too small to make a usable filesystem",
+				cmd_error("size %llu is too small to make a usable filesystem",
 					   (unsigned long long)d->size);
-				mkfs_error("minimum size for btrfs filesystem is %llu",
+				cmd_error("minimum size for btrfs filesystem is %llu",
 					   (unsigned long long)g->min_dev_size);
 			} else {
-				mkfs_error("'%s' is too small to make a usable filesystem",
+				cmd_error("'%s' is too small to make a usable filesystem",
 					   d->path);
-				mkfs_error("minimum size for each btrfs device is %llu",
+				cmd_error("minimum size for each btrfs device is %llu",
 					   (unsigned long long)g->min_dev_size);
 			}
 			return -ENOSPC;
@@ -239,7 +239,7 @@ int mkfs_compute_geometry(const struct mkfs_params *p, struct mkfs_geometry *g)
 		ret = plan_chunk(g, avail, BTRFS_BLOCK_GROUP_DATA,
 				 p->data_profile, &g->chunks[MKFS_CHUNK_DATA]);
 	if (ret) {
-		mkfs_error("not enough free space to allocate the first chunks");
+		cmd_error("not enough free space to allocate the first chunks");
 		return ret;
 	}
 	return 0;

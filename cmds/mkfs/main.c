@@ -16,32 +16,6 @@
 #include "mkfs.h"
 #include "../commands.h"
 
-static void vmessage(const char *prefix, const char *fmt, va_list ap)
-{
-	fflush(stdout);
-	fputs(prefix, stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
-void mkfs_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmessage("ERROR: ", fmt, ap);
-	va_end(ap);
-}
-
-void mkfs_warning(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmessage("WARNING: ", fmt, ap);
-	va_end(ap);
-}
-
 static const char usage_text[] =
 "usage: ghee mkfs [options] <dev> [<dev...>]\n"
 "\n"
@@ -117,7 +91,7 @@ static int add_feature_list(struct mkfs_raw *raw, char kind, const char *arg)
 	size_t max = sizeof(raw->features) / sizeof(raw->features[0]);
 
 	if ((size_t)raw->nr_features >= max) {
-		mkfs_error("too many -O/-R options");
+		cmd_error("too many -O/-R options");
 		return -E2BIG;
 	}
 	/* remember which option it came from in the first character */
@@ -167,10 +141,10 @@ static int parse_one(int c, const char *arg, struct mkfs_raw *raw)
 		fputs(usage_text, stdout);
 		return 1;
 	case 'l':
-		mkfs_error("--leafsize has been removed, use --nodesize");
+		cmd_error("--leafsize has been removed, use --nodesize");
 		return -EINVAL;
 	case 'r':
-		mkfs_error("--rootdir is not supported by ghee mkfs yet");
+		cmd_error("--rootdir is not supported by ghee mkfs yet");
 		return -EINVAL;
 	default:
 		fputs(usage_text, stderr);
@@ -205,7 +179,7 @@ static int parse_args(int argc, char **argv, struct mkfs_raw *raw)
 			return ret;
 	}
 	if (optind >= argc && !wants_list_all(raw)) {
-		mkfs_error("no device given");
+		cmd_error("no device given");
 		fputs(usage_text, stderr);
 		return -EINVAL;
 	}
@@ -236,7 +210,7 @@ static int make_filesystem(const struct mkfs_params *p)
 
 	g = calloc(1, sizeof(*g));
 	if (!g) {
-		mkfs_error("out of memory");
+		cmd_error("out of memory");
 		return -ENOMEM;
 	}
 	memset(&res, 0, sizeof(res));
@@ -274,7 +248,7 @@ int cmd_mkfs(int argc, char **argv)
 	print_header(&params);
 	ret = make_filesystem(&params);
 	if (fflush(stdout) && !ret) {
-		mkfs_error("cannot write the summary: %m");
+		cmd_error("cannot write the summary: %m");
 		return GHEE_EXIT_FAILURE;
 	}
 	return ret ? GHEE_EXIT_FAILURE : GHEE_EXIT_OK;

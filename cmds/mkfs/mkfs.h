@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "kernel-shared/format.h"
+#include "cmds/commands.h"
 
 #define MKFS_MAX_DEVICES	64
 
@@ -144,11 +145,6 @@ struct mkfs_result {
 	u64 chunk_type[MKFS_NR_CHUNKS];
 };
 
-/* main.c */
-__attribute__((format(printf, 1, 2)))
-void mkfs_error(const char *fmt, ...);
-__attribute__((format(printf, 1, 2)))
-void mkfs_warning(const char *fmt, ...);
 
 /* params.c */
 int mkfs_parse_size(const char *str, u64 *ret);

@@ -109,7 +109,7 @@ static int parse_csum(const char *str, u16 *ret)
 			return 0;
 		}
 	}
-	mkfs_error("unknown csum type %s", str);
+	cmd_error("unknown csum type %s", str);
 	return -EINVAL;
 }
 
@@ -118,11 +118,11 @@ static int parse_block_size(const char *what, const char *str, u32 *ret)
 	u64 val;
 
 	if (mkfs_parse_size(str, &val)) {
-		mkfs_error("invalid %s '%s'", what, str);
+		cmd_error("invalid %s '%s'", what, str);
 		return -EINVAL;
 	}
 	if (val > 1024 * 1024) {
-		mkfs_error("invalid %s %s, expected range is [4K, 64K]",
+		cmd_error("invalid %s %s, expected range is [4K, 64K]",
 			   what, str);
 		return -EINVAL;
 	}
@@ -141,13 +141,13 @@ static int check_sectorsize(u32 sectorsize)
 
 	if (sectorsize < 4096 || sectorsize > 65536 ||
 	    !is_power_of_2(sectorsize)) {
-		mkfs_error("invalid sectorsize %u, expected range is [4K, 64K]",
+		cmd_error("invalid sectorsize %u, expected range is [4K, 64K]",
 			   sectorsize);
 		return -EINVAL;
 	}
 	/* the kernel mounts 4K sectors on any page size, else only equal */
 	if (sectorsize != 4096 && page > 0 && sectorsize != (u32)page)
-		mkfs_warning("the filesystem may not be mountable, sectorsize %u doesn't match page size %ld",
+		cmd_warning("the filesystem may not be mountable, sectorsize %u doesn't match page size %ld",
 			     sectorsize, page);
 	return 0;
 }
@@ -157,22 +157,22 @@ static int check_nodesize(const struct mkfs_params *p)
 	u32 n = p->nodesize;
 
 	if (n < p->sectorsize) {
-		mkfs_error("illegal nodesize %u (smaller than %u)", n,
+		cmd_error("illegal nodesize %u (smaller than %u)", n,
 			   p->sectorsize);
 		return -EINVAL;
 	}
 	if (n > BTRFS_MAX_METADATA_BLOCKSIZE) {
-		mkfs_error("illegal nodesize %u (larger than %u)", n,
+		cmd_error("illegal nodesize %u (larger than %u)", n,
 			   BTRFS_MAX_METADATA_BLOCKSIZE);
 		return -EINVAL;
 	}
 	if (n & (p->sectorsize - 1) || !is_power_of_2(n)) {
-		mkfs_error("illegal nodesize %u (not aligned to %u)", n,
+		cmd_error("illegal nodesize %u (not aligned to %u)", n,
 			   p->sectorsize);
 		return -EINVAL;
 	}
 	if (p->mixed && n != p->sectorsize) {
-		mkfs_error("illegal nodesize %u (not equal to %u for mixed block group)",
+		cmd_error("illegal nodesize %u (not equal to %u for mixed block group)",
 			   n, p->sectorsize);
 		return -EINVAL;
 	}
@@ -182,7 +182,7 @@ static int check_nodesize(const struct mkfs_params *p)
 static int parse_uuid(const char *str, u8 *out)
 {
 	if (uuid_parse(str, out)) {
-		mkfs_error("could not parse UUID: %s", str);
+		cmd_error("could not parse UUID: %s", str);
 		return -EINVAL;
 	}
 	return 0;
@@ -191,7 +191,7 @@ static int parse_uuid(const char *str, u8 *out)
 static int parse_label(const char *str, struct mkfs_params *p)
 {
 	if (strlen(str) >= BTRFS_LABEL_SIZE) {
-		mkfs_error("label %s is too long (max %d)", str,
+		cmd_error("label %s is too long (max %d)", str,
 			   BTRFS_LABEL_SIZE - 1);
 		return -EINVAL;
 	}
@@ -228,14 +228,14 @@ static int parse_profiles(const struct mkfs_raw *raw, struct mkfs_params *p)
 {
 	if (raw->data_profile) {
 		if (mkfs_parse_profile(raw->data_profile, &p->data_profile)) {
-			mkfs_error("unknown data profile %s", raw->data_profile);
+			cmd_error("unknown data profile %s", raw->data_profile);
 			return -EINVAL;
 		}
 		p->data_profile_given = true;
 	}
 	if (raw->meta_profile) {
 		if (mkfs_parse_profile(raw->meta_profile, &p->meta_profile)) {
-			mkfs_error("unknown metadata profile %s",
+			cmd_error("unknown metadata profile %s",
 				   raw->meta_profile);
 			return -EINVAL;
 		}
@@ -264,12 +264,12 @@ static int check_one_profile(const char *what, u64 profile, int nr_devices)
 	int need = devs_min(profile);
 
 	if (nr_devices < need) {
-		mkfs_error("unable to create FS with %s profile %s (have %d devices but %d devices are required)",
+		cmd_error("unable to create FS with %s profile %s (have %d devices but %d devices are required)",
 			   what, mkfs_profile_name(profile), nr_devices, need);
 		return -EINVAL;
 	}
 	if (nr_devices > 1 && (profile & BTRFS_BLOCK_GROUP_DUP))
-		mkfs_warning("DUP is not recommended on filesystem with multiple devices");
+		cmd_warning("DUP is not recommended on filesystem with multiple devices");
 	return 0;
 }
 
@@ -300,7 +300,7 @@ static int settle_profiles(struct mkfs_params *p)
 		else if (p->meta_profile_given && !p->data_profile_given)
 			p->data_profile = p->meta_profile;
 		if (p->data_profile != p->meta_profile) {
-			mkfs_error("with mixed block groups data and metadata profiles must be the same");
+			cmd_error("with mixed block groups data and metadata profiles must be the same");
 			return -EINVAL;
 		}
 	} else if (!p->meta_profile_given) {
@@ -308,7 +308,7 @@ static int settle_profiles(struct mkfs_params *p)
 						      BTRFS_BLOCK_GROUP_DUP;
 	}
 	if ((p->data_profile | p->meta_profile) & raid56) {
-		mkfs_error("RAID5/6 profiles are not supported by ghee mkfs, use raid1, raid1c3, raid1c4 or raid10");
+		cmd_error("RAID5/6 profiles are not supported by ghee mkfs, use raid1, raid1c3, raid1c4 or raid10");
 		return -EOPNOTSUPP;
 	}
 	if ((p->data_profile | p->meta_profile) &
@@ -344,7 +344,7 @@ static int parse_sizes(const struct mkfs_raw *raw, struct mkfs_params *p)
 	if (ret)
 		return ret;
 	if (raw->byte_count && mkfs_parse_size(raw->byte_count, &p->byte_count)) {
-		mkfs_error("invalid size '%s'", raw->byte_count);
+		cmd_error("invalid size '%s'", raw->byte_count);
 		return -EINVAL;
 	}
 	return 0;
@@ -370,7 +370,7 @@ static int parse_names(const struct mkfs_raw *raw, struct mkfs_params *p)
 		if (ret)
 			return ret;
 		if (raw->nr_devices > 1) {
-			mkfs_error("--device-uuid can be used with one device only");
+			cmd_error("--device-uuid can be used with one device only");
 			return -EINVAL;
 		}
 		p->dev_uuid_given = true;
@@ -385,7 +385,7 @@ static int parse_format(const struct mkfs_raw *raw, struct mkfs_params *p)
 	} else if (!strcmp(raw->format, "json")) {
 		p->format = MKFS_FORMAT_JSON;
 	} else {
-		mkfs_error("unknown output format '%s', expected text or json",
+		cmd_error("unknown output format '%s', expected text or json",
 			   raw->format);
 		return -EINVAL;
 	}
@@ -425,7 +425,7 @@ int mkfs_validate_params(const struct mkfs_raw *raw, struct mkfs_params *p)
 		ret = settle_profiles(p);
 	if (!ret && p->features[MKFS_FEAT_BLOCK_GROUP_TREE] &&
 	    !p->features[MKFS_FEAT_FREE_SPACE_TREE]) {
-		mkfs_error("block-group-tree feature requires free-space-tree feature");
+		cmd_error("block-group-tree feature requires free-space-tree feature");
 		ret = -EINVAL;
 	}
 	return ret;

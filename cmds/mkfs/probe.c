@@ -159,13 +159,13 @@ static int check_loop_backing(const char *path, const struct stat *st)
 	if (stat(loopdev, &lst))
 		return 0;
 	if (find_mount(&lst, where, sizeof(where)) > 0) {
-		mkfs_error("%s is mounted on %s (through %s)", path, where,
+		cmd_error("%s is mounted on %s (through %s)", path, where,
 			   loopdev);
 		return -EBUSY;
 	}
 	fd = open(loopdev, O_RDONLY | O_EXCL | O_CLOEXEC);
 	if (fd < 0 && errno == EBUSY) {
-		mkfs_error("%s is in use through %s", path, loopdev);
+		cmd_error("%s is in use through %s", path, loopdev);
 		return -EBUSY;
 	}
 	if (fd >= 0)
@@ -180,16 +180,16 @@ static int check_not_in_use(const char *path, const struct stat *st)
 
 	ret = find_mount(st, where, sizeof(where));
 	if (ret < 0) {
-		mkfs_error("cannot check mount status of %s: %s", path,
+		cmd_error("cannot check mount status of %s: %s", path,
 			   strerror(-ret));
 		return ret;
 	}
 	if (ret) {
-		mkfs_error("%s is mounted on %s", path, where);
+		cmd_error("%s is mounted on %s", path, where);
 		return -EBUSY;
 	}
 	if (is_swap(st)) {
-		mkfs_error("%s is a swap device", path);
+		cmd_error("%s is a swap device", path);
 		return -EBUSY;
 	}
 	if (S_ISREG(st->st_mode))
@@ -219,7 +219,7 @@ static int probe_signatures(struct mkfs_device *d)
 	blkid_probe_set_partitions_flags(pr, 0);
 	ret = blkid_do_fullprobe(pr);
 	if (ret < 0) {
-		mkfs_error("probe of %s failed, cannot detect existing filesystem",
+		cmd_error("probe of %s failed, cannot detect existing filesystem",
 			   d->path);
 		ret = -EIO;
 		goto out;
@@ -229,13 +229,13 @@ static int probe_signatures(struct mkfs_device *d)
 		goto out;
 	}
 	if (!blkid_probe_lookup_value(pr, "TYPE", &type, NULL))
-		mkfs_error("%s appears to contain an existing filesystem (%s)",
+		cmd_error("%s appears to contain an existing filesystem (%s)",
 			   d->path, type);
 	else if (!blkid_probe_lookup_value(pr, "PTTYPE", &type, NULL))
-		mkfs_error("%s appears to contain a partition table (%s)",
+		cmd_error("%s appears to contain a partition table (%s)",
 			   d->path, type);
 	else
-		mkfs_error("%s appears to contain something weird according to blkid",
+		cmd_error("%s appears to contain something weird according to blkid",
 			   d->path);
 	ret = 1;
 out:
@@ -271,18 +271,18 @@ static bool read_rotational(const struct stat *st)
 static int create_image(const struct mkfs_params *p, struct mkfs_device *d)
 {
 	if (!p->byte_count) {
-		mkfs_error("cannot open %s: %s (give -b SIZE to create an image file)",
+		cmd_error("cannot open %s: %s (give -b SIZE to create an image file)",
 			   d->path, strerror(ENOENT));
 		return -ENOENT;
 	}
 	d->fd = open(d->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (d->fd < 0) {
-		mkfs_error("cannot create %s: %m", d->path);
+		cmd_error("cannot create %s: %m", d->path);
 		return -errno;
 	}
 	d->created = true;
 	if (ftruncate(d->fd, (off_t)p->byte_count)) {
-		mkfs_error("cannot set the size of %s to %llu: %m", d->path,
+		cmd_error("cannot set the size of %s to %llu: %m", d->path,
 			   (unsigned long long)p->byte_count);
 		return -errno;
 	}
@@ -295,7 +295,7 @@ static int device_size(struct mkfs_device *d, const struct stat *st)
 
 	if (S_ISBLK(st->st_mode)) {
 		if (ioctl(d->fd, BLKGETSIZE64, &size)) {
-			mkfs_error("cannot get the size of %s: %m", d->path);
+			cmd_error("cannot get the size of %s: %m", d->path);
 			return -errno;
 		}
 	} else {
@@ -312,7 +312,7 @@ static int open_existing(const struct mkfs_params *p, struct mkfs_device *d,
 	int ret;
 
 	if (!S_ISBLK(st->st_mode) && !S_ISREG(st->st_mode)) {
-		mkfs_error("%s is neither a block device nor a regular file",
+		cmd_error("%s is neither a block device nor a regular file",
 			   d->path);
 		return -EINVAL;
 	}
@@ -327,16 +327,16 @@ static int open_existing(const struct mkfs_params *p, struct mkfs_device *d,
 	if (d->fd < 0) {
 		ret = -errno;
 		if (ret == -EBUSY)
-			mkfs_error("%s is in use (mounted, or held by another device)",
+			cmd_error("%s is in use (mounted, or held by another device)",
 				   d->path);
 		else
-			mkfs_error("unable to open %s: %m", d->path);
+			cmd_error("unable to open %s: %m", d->path);
 		return ret;
 	}
 	if (!p->force) {
 		ret = probe_signatures(d);
 		if (ret > 0)
-			mkfs_error("use the -f option to force overwrite of %s",
+			cmd_error("use the -f option to force overwrite of %s",
 				   d->path);
 		if (ret)
 			return ret > 0 ? -EEXIST : ret;
@@ -351,7 +351,7 @@ static int probe_one(const struct mkfs_params *p, struct mkfs_device *d)
 
 	if (stat(d->path, &st)) {
 		if (errno != ENOENT) {
-			mkfs_error("cannot access %s: %m", d->path);
+			cmd_error("cannot access %s: %m", d->path);
 			return -errno;
 		}
 		ret = create_image(p, d);
@@ -371,7 +371,7 @@ static int probe_one(const struct mkfs_params *p, struct mkfs_device *d)
 	d->size = d->raw_size;
 	if (p->byte_count) {
 		if (p->byte_count > d->raw_size) {
-			mkfs_error("%s is smaller than requested size, expected %llu, found %llu",
+			cmd_error("%s is smaller than requested size, expected %llu, found %llu",
 				   d->path, (unsigned long long)p->byte_count,
 				   (unsigned long long)d->raw_size);
 			return -ENOSPC;
@@ -396,7 +396,7 @@ static int check_duplicates(struct mkfs_geometry *g)
 			if (a.st_mode == b.st_mode &&
 			    (S_ISBLK(a.st_mode) ? a.st_rdev == b.st_rdev :
 			     (a.st_dev == b.st_dev && a.st_ino == b.st_ino))) {
-				mkfs_error("%s and %s are the same device",
+				cmd_error("%s and %s are the same device",
 					   g->devs[j].path, g->devs[i].path);
 				return -EINVAL;
 			}
@@ -461,7 +461,7 @@ static int check_uuid_unique(const struct mkfs_params *p,
 			continue;
 		if (is_target(g, blkid_dev_devname(dev)))
 			continue;
-		mkfs_error("non-unique UUID: %s (in use on %s)", uuid,
+		cmd_error("non-unique UUID: %s (in use on %s)", uuid,
 			   blkid_dev_devname(dev));
 		ret = -EEXIST;
 	}
@@ -476,7 +476,7 @@ int mkfs_probe_devices(const struct mkfs_params *p, struct mkfs_geometry *g)
 
 	memset(g, 0, sizeof(*g));
 	if (p->nr_devices > MKFS_MAX_DEVICES) {
-		mkfs_error("too many devices: %d (at most %d)", p->nr_devices,
+		cmd_error("too many devices: %d (at most %d)", p->nr_devices,
 			   MKFS_MAX_DEVICES);
 		return -E2BIG;
 	}
@@ -524,7 +524,7 @@ int mkfs_discard_devices(const struct mkfs_params *p, struct mkfs_geometry *g)
 		if (ioctl(d->fd, BLKDISCARD, range) &&
 		    errno != EOPNOTSUPP && errno != EINVAL &&
 		    errno != ENOTTY)
-			mkfs_warning("discard of %s failed: %m", d->path);
+			cmd_warning("discard of %s failed: %m", d->path);
 	}
 	return 0;
 }

@@ -166,7 +166,7 @@ static int wipe_one(const struct mkfs_device *d)
 
 	ret = wipe_signatures(d);
 	if (ret) {
-		mkfs_error("cannot wipe the old signatures of %s: %s", d->path,
+		cmd_error("cannot wipe the old signatures of %s: %s", d->path,
 			   strerror(-ret));
 		return ret;
 	}
@@ -174,7 +174,7 @@ static int wipe_one(const struct mkfs_device *d)
 	if (!ret && tail_start >= head)
 		ret = zero_range(d, tail_start, d->size - tail_start);
 	if (ret) {
-		mkfs_error("cannot zero the start and end of %s: %s", d->path,
+		cmd_error("cannot zero the start and end of %s: %s", d->path,
 			   strerror(-ret));
 		return ret;
 	}

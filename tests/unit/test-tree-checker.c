@@ -85,11 +85,34 @@ struct titem {
 	u8 data[ITEM_MAX_DATA];
 };
 
-static int cmp_titem(const void *a, const void *b)
+static int cmp_titem_ptr(const void *a, const void *b)
 {
-	const struct titem *x = a, *y = b;
+	const struct titem *x = *(const struct titem *const *)a;
+	const struct titem *y = *(const struct titem *const *)b;
 
 	return btrfs_comp_cpu_keys(&x->key, &y->key);
+}
+
+/*
+ * Sort by key through an array of pointers: items are over 1 KiB and
+ * qsort moving them is slow (very much so under ASan).
+ */
+static void sort_items(struct titem *items, int nr)
+{
+	struct titem **ptrs = malloc(nr * sizeof(*ptrs) + 1);
+	struct titem *tmp = malloc(nr * sizeof(*tmp) + 1);
+	int i;
+
+	ck_assert_ptr_nonnull(ptrs);
+	ck_assert_ptr_nonnull(tmp);
+	for (i = 0; i < nr; i++)
+		ptrs[i] = &items[i];
+	qsort(ptrs, nr, sizeof(*ptrs), cmp_titem_ptr);
+	for (i = 0; i < nr; i++)
+		tmp[i] = *ptrs[i];
+	memcpy(items, tmp, nr * sizeof(*tmp));
+	free(tmp);
+	free(ptrs);
 }
 
 static void set_header(struct extent_buffer *eb, u32 nritems, u8 level, u64 owner)
@@ -187,7 +210,7 @@ static void random_keys(u64 *state, struct titem *items, int nr)
 		} while (dup);
 		items[i].key = k;
 	}
-	qsort(items, nr, sizeof(*items), cmp_titem);
+	sort_items(items, nr);
 }
 
 /*
@@ -224,12 +247,12 @@ static int random_layout_items(u64 *state, struct titem *items)
 			items[i].key.type = plain[rnd_below(state, 5)];
 	}
 	/* changing types may break order or uniqueness: fix up */
-	qsort(items, nr, sizeof(*items), cmp_titem);
+	sort_items(items, nr);
 	for (int i = 1; i < nr; i++) {
 		if (!btrfs_comp_cpu_keys(&items[i - 1].key, &items[i].key))
 			items[i].key.offset++;
 	}
-	qsort(items, nr, sizeof(*items), cmp_titem);
+	sort_items(items, nr);
 	for (int i = 1; i < nr; i++)
 		ck_assert_int_lt(btrfs_comp_cpu_keys(&items[i - 1].key, &items[i].key), 0);
 	return nr;
@@ -1060,7 +1083,7 @@ static int sort_unique(struct titem *items, int nr)
 {
 	int i, out = 0;
 
-	qsort(items, nr, sizeof(*items), cmp_titem);
+	sort_items(items, nr);
 	for (i = 0; i < nr; i++) {
 		if (out && !btrfs_comp_cpu_keys(&items[out - 1].key, &items[i].key)) {
 			if (items[i].bad)

@@ -7,7 +7,7 @@ need_progs mkfs.btrfs
 
 : "${GHEE_FUZZ_SECONDS:=20}"
 bin=$CACHE/fuzz/fuzz-super
-bash "$TOP/tests/fuzz/build.sh" fuzz-super "$bin" cmds/dump-super.c cmds/dump-super-print.c ||
+bash "$TOP/tests/fuzz/build.sh" fuzz-super "$bin" cmds/dump-super.c cmds/dump-super-print.c cmds/messages.c ||
 	exit $?
 
 seeds=$TEST_TMP/seeds
