@@ -368,6 +368,9 @@ int btrfs_map_block(struct btrfs_fs_info *fs_info, u64 logical, u64 *len,
 				return -ENODEV;
 			continue;
 		}
+		/* a hostile stripe offset must not wrap to the device start */
+		if (s->physical + stripe_off < s->physical)
+			return -EUCLEAN;
 		if (*len > contig)
 			*len = contig;
 		*dev = s->dev;

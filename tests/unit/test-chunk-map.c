@@ -16,6 +16,7 @@
  *   on a missing device is -ENODEV.
  */
 #include "config.h"
+#include <endian.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,29 @@
 #include "volumes.h"
 
 #define CM_CHECK(cond, ...) do { if (!(cond)) ck_abort_msg(__VA_ARGS__); } while (0)
+
+/*
+ * Check's ck_assert_*() report their location to the runner even when
+ * they pass, which dominates tight loops (and much more so under ASan);
+ * these call into Check only on failure.
+ */
+#define REQUIRE(cond) do {						\
+	if (!(cond))							\
+		ck_abort_msg("assertion '%s' failed", #cond);		\
+} while (0)
+#define REQUIRE_INT(a, op, b) do {					\
+	long long a_ = (long long)(a), b_ = (long long)(b);		\
+	if (!(a_ op b_))						\
+		ck_abort_msg("assertion '%s %s %s' failed: %lld vs %lld", \
+			     #a, #op, #b, a_, b_);			\
+} while (0)
+#define REQUIRE_UINT(a, op, b) do {					\
+	unsigned long long a_ = (unsigned long long)(a);		\
+	unsigned long long b_ = (unsigned long long)(b);		\
+	if (!(a_ op b_))						\
+		ck_abort_msg("assertion '%s %s %s' failed: %llu vs %llu", \
+			     #a, #op, #b, a_, b_);			\
+} while (0)
 
 #define SECTOR		4096ULL
 #define SLEN		BTRFS_STRIPE_LEN
@@ -120,7 +144,7 @@ static struct map_lookup *new_ml(u64 logical, u64 length)
 {
 	struct map_lookup *ml = calloc(1, sizeof(*ml));
 
-	ck_assert_ptr_nonnull(ml);
+	REQUIRE((ml) != NULL);
 	ml->logical = logical;
 	ml->length = length;
 	ml->stripe_len = SLEN;
@@ -204,7 +228,7 @@ START_TEST(test_map_random)
 	struct chunk_map map;
 	int step, nr_eexist = 0;
 
-	ck_assert_ptr_nonnull(m);
+	REQUIRE((m) != NULL);
 	chunk_map_init(&map);
 	probe(&map, m, 0);
 	for (step = 0; step < 1500 && m->nr < 4000; step++) {
@@ -234,10 +258,10 @@ START_TEST(test_map_random)
 			probe_all(&map, m, &state, base);
 	}
 	probe_all(&map, m, &state, base);
-	ck_assert_int_gt(nr_eexist, 0);
-	ck_assert_int_gt(m->nr, 64);	/* grew past the first allocation */
+	REQUIRE_INT(nr_eexist, >, 0);
+	REQUIRE_INT(m->nr, >, 64);	/* grew past the first allocation */
 	chunk_map_free(&map);
-	ck_assert_uint_eq(map.nr, 0);
+	REQUIRE_UINT(map.nr, ==, 0);
 	free(m);
 }
 END_TEST
@@ -251,7 +275,7 @@ START_TEST(test_map_shuffled)
 	struct chunk_map map;
 	int i, k;
 
-	ck_assert_ptr_nonnull(m);
+	REQUIRE((m) != NULL);
 	for (i = 0; i < 3000; i++)
 		order[i] = i;
 	for (i = 2999; i > 0; i--) {
@@ -265,14 +289,14 @@ START_TEST(test_map_shuffled)
 		/* chunk i covers [i * 8K, i * 8K + 4K): every other page */
 		u64 logical = (u64)order[i] * 2 * SECTOR;
 
-		ck_assert_int_eq(chunk_map_insert(&map, new_ml(logical, SECTOR)), 0);
+		REQUIRE_INT(chunk_map_insert(&map, new_ml(logical, SECTOR)), ==, 0);
 		model_insert(m, logical, SECTOR);
 		/* the same chunk, or a wider one over it, again */
 		{
 			struct map_lookup *dup = new_ml(logical ? logical - SECTOR : 0,
 							3 * SECTOR);
 
-			ck_assert_int_eq(chunk_map_insert(&map, dup), -EEXIST);
+			REQUIRE_INT(chunk_map_insert(&map, dup), ==, -EEXIST);
 			free(dup);
 		}
 	}
@@ -362,7 +386,7 @@ static void build_chunk(struct chunk_buf *cb, const struct profile_case *pc,
 
 	cb->item_size = btrfs_chunk_item_size(pc->num);
 	cb->c = calloc(1, cb->item_size);
-	ck_assert_ptr_nonnull(cb->c);
+	REQUIRE((cb->c) != NULL);
 	cb->logical = logical;
 	btrfs_set_chunk_length(cb->c, (u64)data_stripes(pc) * PER_DEV);
 	btrfs_set_chunk_owner(cb->c, BTRFS_EXTENT_TREE_OBJECTID);
@@ -589,7 +613,7 @@ static bool corrupt_chunk(struct chunk_buf *cb, const struct profile_case *pc,
 			return false;
 		/* a consistent item of the new size: only the count is wrong */
 		c = calloc(1, btrfs_chunk_item_size(num));
-		ck_assert_ptr_nonnull(c);
+		REQUIRE((c) != NULL);
 		memcpy(c, cb->c, btrfs_chunk_item_size(num < pc->num ? num : pc->num));
 		btrfs_set_chunk_num_stripes(c, num);
 		btrfs_set_chunk_sub_stripes(c, sub);
@@ -619,7 +643,7 @@ START_TEST(test_check_chunk_corrupt)
 
 		build_chunk(&cb, p, chunk_types[rnd_below(&state, 4)],
 			    SECTOR * rnd_below(&state, 1 << 30), &state);
-		ck_assert_int_eq(check_cb(&cb, why, sizeof(why)), 0);
+		REQUIRE_INT(check_cb(&cb, why, sizeof(why)), ==, 0);
 		if (!corrupt_chunk(&cb, p, cc, &state)) {
 			free(cb.c);
 			continue;
@@ -635,7 +659,7 @@ START_TEST(test_check_chunk_corrupt)
 			 cc_expect[cc]);
 		free(cb.c);
 	}
-	ck_assert_int_gt(applied, 2000);
+	REQUIRE_INT(applied, >, 2000);
 }
 END_TEST
 
@@ -664,7 +688,7 @@ static void cm_fs_init(struct cm_fs *t)
 
 	memset(t, 0, sizeof(*t));
 	t->fs = calloc(1, sizeof(*t->fs));
-	ck_assert_ptr_nonnull(t->fs);
+	REQUIRE((t->fs) != NULL);
 	t->fs->sectorsize = SECTOR;
 	t->fs->nodesize = 16384;
 	t->fs->reporter.report = capture_report;
@@ -675,8 +699,8 @@ static void cm_fs_init(struct cm_fs *t)
 
 		d->devid = i + 1;
 		d->fd = memfd_create("unit-chunk-dev", 0);
-		ck_assert_int_ge(d->fd, 0);
-		ck_assert_int_eq(ftruncate(d->fd, DEV_SIZE), 0);
+		REQUIRE_INT(d->fd, >=, 0);
+		REQUIRE_INT(ftruncate(d->fd, DEV_SIZE), ==, 0);
 		d->size = DEV_SIZE;
 		d->total_bytes = DEV_SIZE;
 		t->saved_fd[i] = d->fd;
@@ -699,9 +723,9 @@ static struct map_lookup *cm_add_chunk(struct cm_fs *t, const struct chunk_buf *
 {
 	struct map_lookup *ml = NULL;
 
-	ck_assert_int_eq(btrfs_chunk_to_map(t->fs, cb->logical, cb->c,
-					    cb->item_size, &ml), 0);
-	ck_assert_int_eq(chunk_map_insert(&t->fs->chunk_map, ml), 0);
+	REQUIRE_INT(btrfs_chunk_to_map(t->fs, cb->logical, cb->c,
+					    cb->item_size, &ml), ==, 0);
+	REQUIRE_INT(chunk_map_insert(&t->fs->chunk_map, ml), ==, 0);
 	return ml;
 }
 
@@ -765,20 +789,16 @@ static struct btrfs_device *stripe_dev(struct cm_fs *t, const struct btrfs_chunk
 	return &t->fs->devices[btrfs_stripe_devid(btrfs_chunk_stripe(c, stripe)) - 1];
 }
 
+/* one multiply per word: distinct for every word and every copy */
 static u64 mix64(u64 x)
 {
-	x ^= x >> 31;
-	x *= 0x7FB5D329728EA185ULL;
-	x ^= x >> 27;
-	x *= 0x81DADEF4BC2DD44DULL;
-	x ^= x >> 33;
-	return x;
+	return (x + 1) * 0x9E3779B97F4A7C15ULL;
 }
 
 /* the byte the test wrote at @logical in copy @mirror (0-based) */
 static u8 pattern_byte(u64 logical, int mirror)
 {
-	u64 w = mix64((logical >> 3) ^ ((u64)(mirror + 1) << 56));
+	u64 w = mix64(logical >> 3) ^ ((u64)(mirror + 1) * 0xD6E8FEB86659FD93ULL);
 
 	return (u8)(w >> ((logical & 7) * 8));
 }
@@ -791,10 +811,10 @@ static void fill_pattern(u8 *buf, u64 logical, u64 len, int mirror)
 	for (; i < len && ((logical + i) & 7); i++)
 		buf[i] = pattern_byte(logical + i, mirror);
 	for (; i + 8 <= len; i += 8) {
-		u64 w = mix64(((logical + i) >> 3) ^ ((u64)(mirror + 1) << 56));
+		u64 w = mix64((logical + i) >> 3) ^ ((u64)(mirror + 1) * 0xD6E8FEB86659FD93ULL);
 
-		for (int b = 0; b < 8; b++)
-			buf[i + b] = (u8)(w >> (b * 8));
+		w = htole64(w);		/* byte b of the word is w >> 8b */
+		memcpy(buf + i, &w, sizeof(w));
 	}
 	for (; i < len; i++)
 		buf[i] = pattern_byte(logical + i, mirror);
@@ -808,7 +828,7 @@ static void write_chunk_data(struct cm_fs *t, const struct profile_case *pc,
 	u8 *buf = malloc(SLEN);
 	int m;
 
-	ck_assert_ptr_nonnull(buf);
+	REQUIRE((buf) != NULL);
 	for (m = 0; m < model_copies(pc); m++) {
 		u64 off = 0;
 
@@ -821,8 +841,8 @@ static void write_chunk_data(struct cm_fs *t, const struct profile_case *pc,
 			if (seg > length - off)
 				seg = length - off;
 			fill_pattern(buf, cb->logical + off, seg, m);
-			ck_assert_int_eq(pwrite(stripe_dev(t, cb->c, loc.stripe)->fd,
-						buf, seg, loc.physical), (ssize_t)seg);
+			REQUIRE_INT(pwrite(stripe_dev(t, cb->c, loc.stripe)->fd,
+						buf, seg, loc.physical), ==, (ssize_t)seg);
 			off += seg;
 		}
 	}
@@ -836,7 +856,7 @@ static bool stripe_present(struct cm_fs *t, const struct btrfs_chunk *c, int str
 
 static u64 rnd_len(u64 *state)
 {
-	switch (rnd_below(state, 6)) {
+	switch (rnd_below(state, 8)) {
 	case 0:
 		return 1 + rnd_below(state, 4 * SLEN);
 	case 1:
@@ -855,7 +875,7 @@ static void check_map_once(struct cm_fs *t, const struct profile_case *pc,
 {
 	int copies = model_copies(pc), mirror;
 
-	ck_assert_int_eq(btrfs_num_copies(t->fs, cb->logical + off, len), copies);
+	REQUIRE_INT(btrfs_num_copies(t->fs, cb->logical + off, len), ==, copies);
 	for (mirror = 0; mirror <= copies + 1; mirror++) {
 		struct btrfs_device *dev = NULL;
 		u64 physical = 0, got_len = len;
@@ -996,8 +1016,8 @@ static void run_profile(const struct profile_case *pc, u64 seed, int nr_steps)
 	u64 length;
 	int step, k;
 
-	ck_assert_ptr_nonnull(got);
-	ck_assert_ptr_nonnull(want);
+	REQUIRE((got) != NULL);
+	REQUIRE((want) != NULL);
 	cm_fs_init(&t);
 	build_chunk(&cb, pc, BTRFS_BLOCK_GROUP_DATA,
 		    (1ULL << 30) + SECTOR * rnd_below(&state, 1 << 20), &state);
@@ -1010,7 +1030,7 @@ static void run_profile(const struct profile_case *pc, u64 seed, int nr_steps)
 
 		rnd_extent(&state, length, &off, &len);
 		check_map_once(&t, pc, &cb, off, len);
-		if (step % 8 == 0)
+		if (step % 12 == 0)
 			check_read_once(&t, pc, &cb, off, len, got, want);
 	}
 
@@ -1019,14 +1039,14 @@ static void run_profile(const struct profile_case *pc, u64 seed, int nr_steps)
 		struct btrfs_device *dev;
 		u64 phys, len = SECTOR;
 
-		ck_assert_int_eq(btrfs_map_block(t.fs, cb.logical - 1, &len, 0,
-						 &dev, &phys), -ENOENT);
+		REQUIRE_INT(btrfs_map_block(t.fs, cb.logical - 1, &len, 0,
+						 &dev, &phys), ==, -ENOENT);
 		len = SECTOR;
-		ck_assert_int_eq(btrfs_map_block(t.fs, cb.logical + length, &len, 0,
-						 &dev, &phys), -ENOENT);
-		ck_assert_int_eq(btrfs_num_copies(t.fs, cb.logical + length, 1), 0);
-		ck_assert_int_eq(btrfs_read_logical(t.fs, cb.logical + length - 10,
-						    got, 20, 0), -ENOENT);
+		REQUIRE_INT(btrfs_map_block(t.fs, cb.logical + length, &len, 0,
+						 &dev, &phys), ==, -ENOENT);
+		REQUIRE_INT(btrfs_num_copies(t.fs, cb.logical + length, 1), ==, 0);
+		REQUIRE_INT(btrfs_read_logical(t.fs, cb.logical + length - 10,
+						    got, 20, 0), ==, -ENOENT);
 	}
 
 	/* take devices away one at a time, then two at once */
@@ -1060,10 +1080,9 @@ static void run_profile(const struct profile_case *pc, u64 seed, int nr_steps)
 
 		d->size = phys0 + SECTOR;
 		t.nr_msgs = 0;
-		ck_assert_int_eq(btrfs_read_logical(t.fs, cb.logical, got, 2 * SECTOR, 1),
-				 -EIO);
-		ck_assert_int_eq(t.nr_msgs, 1);
-		ck_assert_ptr_nonnull(strstr(t.last_msg, "beyond device size"));
+		REQUIRE_INT(btrfs_read_logical(t.fs, cb.logical, got, 2 * SECTOR, 1), ==, -EIO);
+		REQUIRE_INT(t.nr_msgs, ==, 1);
+		REQUIRE((strstr(t.last_msg, "beyond device size")) != NULL);
 		d->size = DEV_SIZE;
 	}
 	free(cb.c);
@@ -1121,13 +1140,13 @@ START_TEST(test_fixed_layouts)
 			struct mloc loc;
 
 			model_map(&fixed[f].pc, cb.c, off, 0, &loc);
-			ck_assert_int_eq(loc.stripe, fixed[f].stripe[e]);
-			ck_assert_int_eq(btrfs_map_block(t.fs, cb.logical + off, &len, 1,
-							 &dev, &phys), 0);
-			ck_assert_uint_eq(dev->devid, btrfs_stripe_devid(s));
-			ck_assert_uint_eq(phys, btrfs_stripe_offset(s) +
+			REQUIRE_INT(loc.stripe, ==, fixed[f].stripe[e]);
+			REQUIRE_INT(btrfs_map_block(t.fs, cb.logical + off, &len, 1,
+							 &dev, &phys), ==, 0);
+			REQUIRE_UINT(dev->devid, ==, btrfs_stripe_devid(s));
+			REQUIRE_UINT(phys, ==, btrfs_stripe_offset(s) +
 					  fixed[f].row[e] * SLEN + 100);
-			ck_assert_uint_eq(len, SLEN - 100);
+			REQUIRE_UINT(len, ==, SLEN - 100);
 		}
 		free(cb.c);
 		cm_fs_destroy(&t);
@@ -1147,8 +1166,8 @@ START_TEST(test_read_across_chunks)
 	u64 logical = 1ULL << 32, total = 0;
 	struct cm_fs t;
 
-	ck_assert_ptr_nonnull(got);
-	ck_assert_ptr_nonnull(want);
+	REQUIRE((got) != NULL);
+	REQUIRE((want) != NULL);
 	cm_fs_init(&t);
 	for (i = 0; i < 4; i++) {
 		pcs[i] = &pc[rnd_below(&state, n)];
@@ -1187,8 +1206,8 @@ START_TEST(test_read_across_chunks)
 			fill_pattern(want + done, cbs[i].logical + at, seg, 0);
 			done += seg;
 		}
-		ck_assert_int_eq(btrfs_read_logical(t.fs, (1ULL << 32) + off, got, len, 0), 0);
-		ck_assert_msg(!memcmp(got, want, len), "read of %llu +%llu across chunks differs",
+		REQUIRE_INT(btrfs_read_logical(t.fs, (1ULL << 32) + off, got, len, 0), ==, 0);
+		CM_CHECK(!memcmp(got, want, len), "read of %llu +%llu across chunks differs",
 			      (unsigned long long)off, (unsigned long long)len);
 	}
 	for (i = 0; i < 4; i++)
@@ -1216,19 +1235,19 @@ START_TEST(test_chunk_to_map)
 	build_chunk(&cb, &raid1, BTRFS_BLOCK_GROUP_DATA, 1ULL << 30, &state);
 	btrfs_set_stripe_devid(btrfs_chunk_stripe(cb.c, 0), 99);
 	ml = cm_add_chunk(&t, &cb);
-	ck_assert_ptr_null(ml->stripes[0].dev);
-	ck_assert_ptr_eq(ml->stripes[1].dev, &t.fs->devices[1]);
-	ck_assert_uint_eq(ml->stripes[0].devid, 99);
-	ck_assert_uint_eq(ml->length, PER_DEV);
-	ck_assert_uint_eq(ml->type, BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_RAID1);
+	REQUIRE((ml->stripes[0].dev) == NULL);
+	REQUIRE((void *)(ml->stripes[1].dev) == (void *)(&t.fs->devices[1]));
+	REQUIRE_UINT(ml->stripes[0].devid, ==, 99);
+	REQUIRE_UINT(ml->length, ==, PER_DEV);
+	REQUIRE_UINT(ml->type, ==, BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_RAID1);
 	len = SECTOR;
-	ck_assert_int_eq(btrfs_map_block(t.fs, cb.logical, &len, 0, &dev, &phys), 0);
-	ck_assert_ptr_eq(dev, &t.fs->devices[1]);
-	ck_assert_uint_eq(phys, btrfs_stripe_offset(btrfs_chunk_stripe(cb.c, 1)));
+	REQUIRE_INT(btrfs_map_block(t.fs, cb.logical, &len, 0, &dev, &phys), ==, 0);
+	REQUIRE((void *)(dev) == (void *)(&t.fs->devices[1]));
+	REQUIRE_UINT(phys, ==, btrfs_stripe_offset(btrfs_chunk_stripe(cb.c, 1)));
 	len = SECTOR;
-	ck_assert_int_eq(btrfs_map_block(t.fs, cb.logical, &len, 1, &dev, &phys), -ENODEV);
+	REQUIRE_INT(btrfs_map_block(t.fs, cb.logical, &len, 1, &dev, &phys), ==, -ENODEV);
 	len = SECTOR;
-	ck_assert_int_eq(btrfs_map_block(t.fs, cb.logical, &len, 2, &dev, &phys), 0);
+	REQUIRE_INT(btrfs_map_block(t.fs, cb.logical, &len, 2, &dev, &phys), ==, 0);
 	free(cb.c);
 
 	/* single on an absent device: nothing to fall back to */
@@ -1236,8 +1255,8 @@ START_TEST(test_chunk_to_map)
 	btrfs_set_stripe_devid(btrfs_chunk_stripe(cb.c, 0), 1000);
 	cm_add_chunk(&t, &cb);
 	len = SECTOR;
-	ck_assert_int_eq(btrfs_map_block(t.fs, cb.logical, &len, 0, &dev, &phys), -ENODEV);
-	ck_assert_int_eq(btrfs_read_logical(t.fs, cb.logical, &phys, 8, 0), -ENODEV);
+	REQUIRE_INT(btrfs_map_block(t.fs, cb.logical, &len, 0, &dev, &phys), ==, -ENODEV);
+	REQUIRE_INT(btrfs_read_logical(t.fs, cb.logical, &phys, 8, 0), ==, -ENODEV);
 
 	/* an overlapping chunk */
 	{
@@ -1245,9 +1264,9 @@ START_TEST(test_chunk_to_map)
 
 		build_chunk(&cb2, &single, BTRFS_BLOCK_GROUP_DATA,
 			    cb.logical + PER_DEV - SECTOR, &state);
-		ck_assert_int_eq(btrfs_chunk_to_map(t.fs, cb2.logical, cb2.c,
-						    cb2.item_size, &ml), 0);
-		ck_assert_int_eq(chunk_map_insert(&t.fs->chunk_map, ml), -EEXIST);
+		REQUIRE_INT(btrfs_chunk_to_map(t.fs, cb2.logical, cb2.c,
+						    cb2.item_size, &ml), ==, 0);
+		REQUIRE_INT(chunk_map_insert(&t.fs->chunk_map, ml), ==, -EEXIST);
 		free(ml);
 		free(cb2.c);
 	}
@@ -1258,12 +1277,62 @@ START_TEST(test_chunk_to_map)
 	btrfs_set_chunk_stripe_len(cb.c, 4096);
 	t.nr_msgs = 0;
 	ml = NULL;
-	ck_assert_int_eq(btrfs_chunk_to_map(t.fs, cb.logical, cb.c, cb.item_size, &ml),
-			 -EUCLEAN);
-	ck_assert_ptr_null(ml);
-	ck_assert_int_eq(t.nr_msgs, 1);
-	ck_assert_msg(strstr(t.last_msg, "3221225472") && strstr(t.last_msg, "stripe length"),
+	REQUIRE_INT(btrfs_chunk_to_map(t.fs, cb.logical, cb.c, cb.item_size, &ml), ==, -EUCLEAN);
+	REQUIRE((ml) == NULL);
+	REQUIRE_INT(t.nr_msgs, ==, 1);
+	CM_CHECK(strstr(t.last_msg, "3221225472") && strstr(t.last_msg, "stripe length"),
 		      "message \"%s\" names neither the chunk nor the field", t.last_msg);
+	free(cb.c);
+	cm_fs_destroy(&t);
+}
+END_TEST
+
+/*
+ * A stripe offset near 2^64 (the chunk item is otherwise valid): the
+ * physical address must not wrap around to the start of the device, where
+ * other data lives.
+ */
+START_TEST(test_physical_wrap)
+{
+	struct profile_case single = { 0, 1, 1 };
+	struct profile_case raid0 = { BTRFS_BLOCK_GROUP_RAID0, 2, 1 };
+	u64 state = seed_state(13);
+	struct btrfs_device *dev;
+	struct chunk_buf cb;
+	u64 phys, len, buf[2];
+	struct cm_fs t;
+
+	cm_fs_init(&t);
+	build_chunk(&cb, &single, BTRFS_BLOCK_GROUP_DATA, 1ULL << 30, &state);
+	btrfs_set_stripe_offset(btrfs_chunk_stripe(cb.c, 0), (u64)0 - SECTOR);
+	cm_add_chunk(&t, &cb);
+	len = SECTOR;
+	/* the first sector is at 2^64 - 4096: fine to map, past the device */
+	REQUIRE_INT(btrfs_map_block(t.fs, cb.logical, &len, 0, &dev, &phys), ==, 0);
+	REQUIRE_UINT(phys, ==, (u64)0 - SECTOR);
+	REQUIRE_INT(btrfs_read_logical(t.fs, cb.logical, buf, sizeof(buf), 0), ==, -EIO);
+	/* the next ones would wrap to 0, 4096, ... */
+	for (u64 off = SECTOR; off < 8 * SECTOR; off += SECTOR / 2) {
+		len = SECTOR;
+		REQUIRE_INT(btrfs_map_block(t.fs, cb.logical + off, &len, 0, &dev, &phys),
+			    ==, -EUCLEAN);
+		REQUIRE_INT(btrfs_read_logical(t.fs, cb.logical + off, buf, sizeof(buf), 0),
+			    ==, -EUCLEAN);
+	}
+	free(cb.c);
+
+	/* RAID0: the wrap comes from the row number */
+	build_chunk(&cb, &raid0, BTRFS_BLOCK_GROUP_DATA, 2ULL << 30, &state);
+	btrfs_set_stripe_offset(btrfs_chunk_stripe(cb.c, 1), (u64)0 - SLEN);
+	cm_add_chunk(&t, &cb);
+	len = SECTOR;
+	REQUIRE_INT(btrfs_map_block(t.fs, cb.logical + SLEN, &len, 0, &dev, &phys), ==, 0);
+	len = SECTOR;
+	REQUIRE_INT(btrfs_map_block(t.fs, cb.logical + 3 * SLEN, &len, 0, &dev, &phys),
+		    ==, -EUCLEAN);
+	/* stripe 0 is untouched */
+	len = SECTOR;
+	REQUIRE_INT(btrfs_map_block(t.fs, cb.logical + 2 * SLEN, &len, 0, &dev, &phys), ==, 0);
 	free(cb.c);
 	cm_fs_destroy(&t);
 }
@@ -1283,6 +1352,7 @@ Suite *chunk_map_suite(void)
 	tcase_add_loop_test(tc, test_map_profiles, 0, 2);
 	tcase_add_loop_test(tc, test_read_across_chunks, 0, 3);
 	tcase_add_test(tc, test_chunk_to_map);
+	tcase_add_test(tc, test_physical_wrap);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -23,6 +23,29 @@
 
 #define EB_CHECK(cond, ...) do { if (!(cond)) ck_abort_msg(__VA_ARGS__); } while (0)
 
+/*
+ * Check's ck_assert_*() report their location to the runner even when
+ * they pass, which dominates tight loops (and much more so under ASan);
+ * these call into Check only on failure.
+ */
+#define REQUIRE(cond) do {						\
+	if (!(cond))							\
+		ck_abort_msg("assertion '%s' failed", #cond);		\
+} while (0)
+#define REQUIRE_INT(a, op, b) do {					\
+	long long a_ = (long long)(a), b_ = (long long)(b);		\
+	if (!(a_ op b_))						\
+		ck_abort_msg("assertion '%s %s %s' failed: %lld vs %lld", \
+			     #a, #op, #b, a_, b_);			\
+} while (0)
+#define REQUIRE_UINT(a, op, b) do {					\
+	unsigned long long a_ = (unsigned long long)(a);		\
+	unsigned long long b_ = (unsigned long long)(b);		\
+	if (!(a_ op b_))						\
+		ck_abort_msg("assertion '%s %s %s' failed: %llu vs %llu", \
+			     #a, #op, #b, a_, b_);			\
+} while (0)
+
 #define NODESIZE	4096U
 #define BUDGET_BLOCKS	8
 #define BUDGET		(BUDGET_BLOCKS * NODESIZE)
@@ -138,7 +161,7 @@ static void model_shrink(struct eb_model *m)
 
 static void take_ref(struct eb_model *m, struct mobj *o)
 {
-	ck_assert_int_lt(m->nr_handles, MAX_HANDLES);
+	REQUIRE_INT(m->nr_handles, <, MAX_HANDLES);
 	if (o->refs++ == 0 && o->cached)
 		lru_remove(m, o);
 	m->handles[m->nr_handles++] = o;
@@ -222,7 +245,7 @@ static void op_alloc(struct eb_model *m)
 	if (m->nr_handles >= MAX_HANDLES)
 		return;
 	eb = alloc_extent_buffer(m->fs, start);
-	ck_assert_ptr_nonnull(eb);
+	REQUIRE((eb) != NULL);
 	if (o) {
 		EB_CHECK(eb == o->eb, "alloc(%llu) made a new buffer, one is cached",
 			 (unsigned long long)start);
@@ -238,7 +261,7 @@ static void op_alloc(struct eb_model *m)
 		EB_CHECK(!eb->data[i], "new buffer %llu not zeroed at %u",
 			 (unsigned long long)start, i);
 	o = calloc(1, sizeof(*o));
-	ck_assert_ptr_nonnull(o);
+	REQUIRE((o) != NULL);
 	o->eb = eb;
 	o->start = start;
 	o->id = m->next_id++;
@@ -285,7 +308,7 @@ static void op_get(struct eb_model *m)
 	if (!m->nr_handles || m->nr_handles >= MAX_HANDLES)
 		return;
 	o = m->handles[rnd_below(&m->rand, m->nr_handles)];
-	ck_assert_ptr_eq(extent_buffer_get(o->eb), o->eb);
+	REQUIRE((void *)(extent_buffer_get(o->eb)) == (void *)(o->eb));
 	take_ref(m, o);
 }
 
@@ -330,7 +353,7 @@ static void op_evict(struct eb_model *m)
 		 o->eb->flags);
 	/* nobody finds it any more, unless it was cached again meanwhile */
 	if (!m->cache[slot_of(m, o->start)])
-		ck_assert_ptr_null(find_extent_buffer(m->fs, o->start));
+		REQUIRE((find_extent_buffer(m->fs, o->start)) == NULL);
 	check_pattern(o);
 }
 
@@ -352,9 +375,9 @@ static void op_dummy(struct eb_model *m)
 	u64 start = m->base + (u64)rnd_below(&m->rand, NR_ADDRS) * NODESIZE;
 	struct extent_buffer *eb = alloc_dummy_extent_buffer(m->fs, start, len);
 
-	ck_assert_ptr_nonnull(eb);
-	ck_assert_int_eq(eb->refs, 1);
-	ck_assert_uint_eq(eb->len, len);
+	REQUIRE((eb) != NULL);
+	REQUIRE_INT(eb->refs, ==, 1);
+	REQUIRE_UINT(eb->len, ==, len);
 	memset(eb->data, 0x5A, len);
 	eb->flags |= EXTENT_BUFFER_UPTODATE;
 	if (rnd_below(&m->rand, 2)) {
@@ -369,10 +392,10 @@ static void model_init(struct eb_model *m, u64 seed)
 	memset(m, 0, sizeof(*m));
 	m->rand = seed * 0x9E3779B97F4A7C15ULL + 3;
 	m->fs = calloc(1, sizeof(*m->fs));
-	ck_assert_ptr_nonnull(m->fs);
+	REQUIRE((m->fs) != NULL);
 	m->fs->nodesize = NODESIZE;
 	m->fs->sectorsize = NODESIZE;
-	ck_assert_int_eq(extent_buffer_cache_init(&m->fs->eb_cache, BUDGET), 0);
+	REQUIRE_INT(extent_buffer_cache_init(&m->fs->eb_cache, BUDGET), ==, 0);
 	/* sometimes near the top of the address space */
 	m->base = (seed & 1) ? (UINT64_MAX & ~(u64)(NODESIZE - 1)) - 64 * NODESIZE :
 			       (u64)NODESIZE * rnd_below(&m->rand, 1 << 20);
@@ -412,7 +435,7 @@ START_TEST(test_random_ops)
 	struct eb_model *m = malloc(sizeof(*m));
 	int step;
 
-	ck_assert_ptr_nonnull(m);
+	REQUIRE((m) != NULL);
 	model_init(m, _i + 1);
 	for (step = 0; step < 6000; step++) {
 		u32 op = rnd_below(&m->rand, 100);
@@ -439,7 +462,7 @@ START_TEST(test_random_ops)
 			check_all_patterns(m);
 	}
 	check_all_patterns(m);
-	ck_assert_int_gt(m->nr_evicted_by_budget, 0);
+	REQUIRE_INT(m->nr_evicted_by_budget, >, 0);
 	model_destroy(m);
 	free(m);
 }
@@ -451,7 +474,7 @@ START_TEST(test_drain)
 	struct eb_model *m = malloc(sizeof(*m));
 	int step;
 
-	ck_assert_ptr_nonnull(m);
+	REQUIRE((m) != NULL);
 	model_init(m, _i + 100);
 	for (step = 0; step < 400; step++) {
 		if (rnd_below(&m->rand, 3))
@@ -464,8 +487,8 @@ START_TEST(test_drain)
 		op_free(m);
 		compare_cache(m);
 	}
-	ck_assert_uint_le(m->fs->eb_cache.bytes, BUDGET);
-	ck_assert_uint_eq(extent_buffer_cache_destroy(&m->fs->eb_cache), 0);
+	REQUIRE_UINT(m->fs->eb_cache.bytes, <=, BUDGET);
+	REQUIRE_UINT(extent_buffer_cache_destroy(&m->fs->eb_cache), ==, 0);
 	for (step = 0; step < NR_ADDRS; step++)
 		free(m->cache[step]);
 	free(m->fs);
@@ -483,12 +506,12 @@ START_TEST(test_hash_growth)
 	u64 state = 0x1234567ULL + _i;
 	int i;
 
-	ck_assert_ptr_nonnull(fs);
-	ck_assert_ptr_nonnull(ebs);
-	ck_assert_ptr_nonnull(starts);
+	REQUIRE((fs) != NULL);
+	REQUIRE((ebs) != NULL);
+	REQUIRE((starts) != NULL);
 	fs->nodesize = NODESIZE;
-	ck_assert_int_eq(extent_buffer_cache_init(&fs->eb_cache, BUDGET), 0);
-	ck_assert_uint_eq(fs->eb_cache.nr_buckets, INITIAL_BUCKETS);
+	REQUIRE_INT(extent_buffer_cache_init(&fs->eb_cache, BUDGET), ==, 0);
+	REQUIRE_UINT(fs->eb_cache.nr_buckets, ==, INITIAL_BUCKETS);
 	for (i = 0; i < nr; i++) {
 		/* dense runs, and addresses spread over the whole u64 space */
 		if (_i == 0)
@@ -498,39 +521,39 @@ START_TEST(test_hash_growth)
 		else
 			starts[i] = ((u64)i << 32) | (u64)NODESIZE * (i & 7);
 		ebs[i] = alloc_extent_buffer(fs, starts[i]);
-		ck_assert_ptr_nonnull(ebs[i]);
-		ck_assert_int_eq(ebs[i]->refs, 1);
+		REQUIRE((ebs[i]) != NULL);
+		REQUIRE_INT(ebs[i]->refs, ==, 1);
 		ebs[i]->flags |= EXTENT_BUFFER_UPTODATE;
 		memcpy(ebs[i]->data, &starts[i], sizeof(u64));
 	}
-	ck_assert_uint_eq(fs->eb_cache.nr_buffers, nr);
-	ck_assert_uint_ge(fs->eb_cache.nr_buckets, 4096);
-	ck_assert_uint_eq(fs->eb_cache.nr_buckets & (fs->eb_cache.nr_buckets - 1), 0);
+	REQUIRE_UINT(fs->eb_cache.nr_buffers, ==, nr);
+	REQUIRE_UINT(fs->eb_cache.nr_buckets, >=, 4096);
+	REQUIRE_UINT(fs->eb_cache.nr_buckets & (fs->eb_cache.nr_buckets - 1), ==, 0);
 	/* every one is found again, as itself */
 	for (i = 0; i < nr; i++) {
 		struct extent_buffer *eb = find_extent_buffer(fs, starts[i]);
 
 		EB_CHECK(eb == ebs[i], "buffer %d (%llu) not found after growth", i,
 			 (unsigned long long)starts[i]);
-		ck_assert_int_eq(eb->refs, 2);
-		ck_assert_int_eq(memcmp(eb->data, &starts[i], sizeof(u64)), 0);
+		REQUIRE_INT(eb->refs, ==, 2);
+		REQUIRE_INT(memcmp(eb->data, &starts[i], sizeof(u64)), ==, 0);
 		free_extent_buffer(eb);
 	}
 	/* released in order: the cache keeps only the last BUDGET_BLOCKS */
 	for (i = 0; i < nr; i++)
 		free_extent_buffer(ebs[i]);
-	ck_assert_uint_eq(fs->eb_cache.nr_buffers, BUDGET_BLOCKS);
+	REQUIRE_UINT(fs->eb_cache.nr_buffers, ==, BUDGET_BLOCKS);
 	for (i = 0; i < nr; i++) {
 		struct extent_buffer *eb = find_extent_buffer(fs, starts[i]);
 
 		if (i < nr - BUDGET_BLOCKS) {
 			EB_CHECK(!eb, "buffer %d should have been dropped", i);
 		} else {
-			ck_assert_ptr_nonnull(eb);
+			REQUIRE((eb) != NULL);
 			free_extent_buffer(eb);
 		}
 	}
-	ck_assert_uint_eq(extent_buffer_cache_destroy(&fs->eb_cache), 0);
+	REQUIRE_UINT(extent_buffer_cache_destroy(&fs->eb_cache), ==, 0);
 	free(starts);
 	free(ebs);
 	free(fs);
@@ -544,13 +567,13 @@ START_TEST(test_destroy_leaks)
 	struct extent_buffer *held[10], *evicted;
 	int i;
 
-	ck_assert_ptr_nonnull(fs);
+	REQUIRE((fs) != NULL);
 	fs->nodesize = NODESIZE;
 	/* room for all of them: nothing leaves for the budget's sake */
-	ck_assert_int_eq(extent_buffer_cache_init(&fs->eb_cache, 64 * NODESIZE), 0);
+	REQUIRE_INT(extent_buffer_cache_init(&fs->eb_cache, 64 * NODESIZE), ==, 0);
 	for (i = 0; i < 10; i++) {
 		held[i] = alloc_extent_buffer(fs, (u64)(i + 1) * NODESIZE);
-		ck_assert_ptr_nonnull(held[i]);
+		REQUIRE((held[i]) != NULL);
 		held[i]->flags |= EXTENT_BUFFER_UPTODATE;
 	}
 	/* 4 released (kept on the lru), 6 still held, one of them twice */
@@ -560,13 +583,13 @@ START_TEST(test_destroy_leaks)
 	/* an evicted one is the holder's own business, not a cache leak */
 	evicted = alloc_extent_buffer(fs, 100 * NODESIZE);
 	extent_buffer_evict(evicted);
-	ck_assert_uint_eq(fs->eb_cache.nr_buffers, 10);
-	ck_assert_uint_eq(extent_buffer_cache_destroy(&fs->eb_cache), 6);
-	ck_assert_ptr_null(fs->eb_cache.buckets);
+	REQUIRE_UINT(fs->eb_cache.nr_buffers, ==, 10);
+	REQUIRE_UINT(extent_buffer_cache_destroy(&fs->eb_cache), ==, 6);
+	REQUIRE((fs->eb_cache.buckets) == NULL);
 	/* the holder of the evicted buffer can still drop it */
 	free_extent_buffer(evicted);
 	/* destroying twice is harmless */
-	ck_assert_uint_eq(extent_buffer_cache_destroy(&fs->eb_cache), 0);
+	REQUIRE_UINT(extent_buffer_cache_destroy(&fs->eb_cache), ==, 0);
 	free(fs);
 }
 END_TEST
@@ -577,30 +600,30 @@ START_TEST(test_evict_find)
 	struct btrfs_fs_info *fs = calloc(1, sizeof(*fs));
 	struct extent_buffer *a, *b;
 
-	ck_assert_ptr_nonnull(fs);
+	REQUIRE((fs) != NULL);
 	fs->nodesize = NODESIZE;
-	ck_assert_int_eq(extent_buffer_cache_init(&fs->eb_cache, BUDGET), 0);
+	REQUIRE_INT(extent_buffer_cache_init(&fs->eb_cache, BUDGET), ==, 0);
 	a = alloc_extent_buffer(fs, 1ULL << 30);
 	a->flags |= EXTENT_BUFFER_UPTODATE | EXTENT_BUFFER_VERIFIED;
 	memset(a->data, 0xAA, NODESIZE);
 	extent_buffer_evict(a);
-	ck_assert_ptr_null(find_extent_buffer(fs, 1ULL << 30));
-	ck_assert_uint_eq(fs->eb_cache.nr_buffers, 0);
-	ck_assert_uint_eq(fs->eb_cache.bytes, 0);
+	REQUIRE((find_extent_buffer(fs, 1ULL << 30)) == NULL);
+	REQUIRE_UINT(fs->eb_cache.nr_buffers, ==, 0);
+	REQUIRE_UINT(fs->eb_cache.bytes, ==, 0);
 	/* a new buffer at the same address is a different one, zeroed */
 	b = alloc_extent_buffer(fs, 1ULL << 30);
-	ck_assert_ptr_ne(a, b);
-	ck_assert_uint_eq(b->data[0], 0);
-	ck_assert_uint_eq(a->data[NODESIZE - 1], 0xAA);
+	REQUIRE((void *)(a) != (void *)(b));
+	REQUIRE_UINT(b->data[0], ==, 0);
+	REQUIRE_UINT(a->data[NODESIZE - 1], ==, 0xAA);
 	/* evicting twice, or after the address was reused, is harmless */
 	extent_buffer_evict(a);
-	ck_assert_ptr_eq(find_extent_buffer(fs, 1ULL << 30), b);
+	REQUIRE((void *)(find_extent_buffer(fs, 1ULL << 30)) == (void *)(b));
 	free_extent_buffer(b);
 	free_extent_buffer(a);
 	b->flags |= EXTENT_BUFFER_UPTODATE;
 	free_extent_buffer(b);
-	ck_assert_uint_eq(fs->eb_cache.nr_buffers, 1);
-	ck_assert_uint_eq(extent_buffer_cache_destroy(&fs->eb_cache), 0);
+	REQUIRE_UINT(fs->eb_cache.nr_buffers, ==, 1);
+	REQUIRE_UINT(extent_buffer_cache_destroy(&fs->eb_cache), ==, 0);
 	free(fs);
 }
 END_TEST

@@ -15,6 +15,31 @@
 #include "suites.h"
 #include "ranges.h"
 
+#define RL_CHECK(cond, ...) do { if (!(cond)) ck_abort_msg(__VA_ARGS__); } while (0)
+
+/*
+ * Check's ck_assert_*() report their location to the runner even when
+ * they pass, which dominates tight loops (and much more so under ASan);
+ * these call into Check only on failure.
+ */
+#define REQUIRE(cond) do {						\
+	if (!(cond))							\
+		ck_abort_msg("assertion '%s' failed", #cond);		\
+} while (0)
+#define REQUIRE_INT(a, op, b) do {					\
+	long long a_ = (long long)(a), b_ = (long long)(b);		\
+	if (!(a_ op b_))						\
+		ck_abort_msg("assertion '%s %s %s' failed: %lld vs %lld", \
+			     #a, #op, #b, a_, b_);			\
+} while (0)
+#define REQUIRE_UINT(a, op, b) do {					\
+	unsigned long long a_ = (unsigned long long)(a);		\
+	unsigned long long b_ = (unsigned long long)(b);		\
+	if (!(a_ op b_))						\
+		ck_abort_msg("assertion '%s %s %s' failed: %llu vs %llu", \
+			     #a, #op, #b, a_, b_);			\
+} while (0)
+
 #define UNIVERSE	1024
 
 struct rl_model {
@@ -77,8 +102,8 @@ static void check_runs(const struct range_list *l, const bool *set,
 	size_t idx = 0;
 	unsigned int i = 0;
 
-	ck_assert_msg(!l->oom, "%s: out of memory flag set", what);
-	ck_assert_msg(!l->unsorted, "%s: still unsorted after normalize", what);
+	RL_CHECK(!l->oom, "%s: out of memory flag set", what);
+	RL_CHECK(!l->unsorted, "%s: still unsorted after normalize", what);
 	while (i < UNIVERSE) {
 		unsigned int start;
 
@@ -89,10 +114,10 @@ static void check_runs(const struct range_list *l, const bool *set,
 		start = i;
 		while (i < UNIVERSE && set[i])
 			i++;
-		ck_assert_msg(idx < l->nr,
+		RL_CHECK(idx < l->nr,
 			      "%s: run [%u, %u) missing, list has %zu ranges",
 			      what, start, i, l->nr);
-		ck_assert_msg(l->r[idx].start == base + start &&
+		RL_CHECK(l->r[idx].start == base + start &&
 			      l->r[idx].end == base + i,
 			      "%s: range %zu is [%llu, %llu), model run [%u, %u)",
 			      what, idx,
@@ -100,7 +125,7 @@ static void check_runs(const struct range_list *l, const bool *set,
 			      (unsigned long long)(l->r[idx].end - base), start, i);
 		idx++;
 	}
-	ck_assert_msg(idx == l->nr, "%s: list has %zu ranges, model %zu runs",
+	RL_CHECK(idx == l->nr, "%s: list has %zu ranges, model %zu runs",
 		      what, l->nr, idx);
 }
 
@@ -129,12 +154,12 @@ static void check_queries(struct rl_model *m, int nr_probes)
 {
 	int k;
 
-	ck_assert_uint_eq(range_list_total(&m->l), model_total(m->set));
+	REQUIRE_UINT(range_list_total(&m->l), ==, model_total(m->set));
 	for (k = 0; k < nr_probes; k++) {
 		unsigned int s, len;
 
 		rnd_span(&m->rand, &s, &len);
-		ck_assert_msg(range_list_covers(&m->l, m->base + s, len) ==
+		RL_CHECK(range_list_covers(&m->l, m->base + s, len) ==
 			      model_covers(m->set, s, len),
 			      "covers(%u, %u): list %d model %d", s, len,
 			      !model_covers(m->set, s, len),
@@ -166,7 +191,7 @@ static void run_model(uint64_t seed, uint64_t base, int order)
 	unsigned int cursor = 0;
 	int round, step;
 
-	ck_assert_ptr_nonnull(m);
+	REQUIRE((m) != NULL);
 	m->rand = seed * 0x9E3779B97F4A7C15ULL + 1;
 	m->base = base;
 	for (round = 0; round < 20; round++) {
@@ -249,7 +274,7 @@ static void run_subtract(uint64_t seed, uint64_t base)
 			sd[i] = sa[i] && !sb[i];
 		range_list_normalize(&out);
 		check_runs(&out, sd, base, "a - b");
-		ck_assert_uint_eq(range_list_total(&out), model_total(sd));
+		REQUIRE_UINT(range_list_total(&out), ==, model_total(sd));
 		/* the operands are only normalized, not changed */
 		check_runs(&a, sa, base, "a after subtract");
 		check_runs(&b, sb, base, "b after subtract");
@@ -257,7 +282,7 @@ static void run_subtract(uint64_t seed, uint64_t base)
 		/* a - a is empty; a - empty is a */
 		range_list_init(&out);
 		range_list_subtract(&a, &a, &out);
-		ck_assert_uint_eq(out.nr, 0);
+		REQUIRE_UINT(out.nr, ==, 0);
 		range_list_release(&out);
 		range_list_release(&b);
 		range_list_init(&b);
@@ -283,35 +308,35 @@ START_TEST(test_edges)
 
 	range_list_init(&l);
 	/* empty list */
-	ck_assert(!range_list_covers(&l, 0, 1));
-	ck_assert_uint_eq(range_list_total(&l), 0);
+	REQUIRE(!range_list_covers(&l, 0, 1));
+	REQUIRE_UINT(range_list_total(&l), ==, 0);
 	/* zero length and wrapping ranges are ignored */
 	range_list_add(&l, 100, 0);
 	range_list_add(&l, UINT64_MAX - 10, 12);
-	ck_assert_uint_eq(l.nr, 0);
+	REQUIRE_UINT(l.nr, ==, 0);
 	/* the highest representable range ends at 2^64 - 1 */
 	range_list_add(&l, UINT64_MAX - 10, 10);
-	ck_assert(range_list_covers(&l, UINT64_MAX - 10, 10));
-	ck_assert(!range_list_covers(&l, UINT64_MAX - 11, 2));
-	ck_assert_uint_eq(range_list_total(&l), 10);
+	REQUIRE(range_list_covers(&l, UINT64_MAX - 10, 10));
+	REQUIRE(!range_list_covers(&l, UINT64_MAX - 11, 2));
+	REQUIRE_UINT(range_list_total(&l), ==, 10);
 	/* touching ranges merge, in either order */
 	range_list_add(&l, 10, 10);
 	range_list_add(&l, 0, 10);
 	range_list_add(&l, 20, 5);
-	ck_assert(range_list_covers(&l, 0, 25));
-	ck_assert(!range_list_covers(&l, 0, 26));
-	ck_assert_uint_eq(l.nr, 2);
-	ck_assert_uint_eq(range_list_total(&l), 35);
+	REQUIRE(range_list_covers(&l, 0, 25));
+	REQUIRE(!range_list_covers(&l, 0, 26));
+	REQUIRE_UINT(l.nr, ==, 2);
+	REQUIRE_UINT(range_list_total(&l), ==, 35);
 	range_list_release(&l);
 
 	/* many ranges: the array grows past its first allocation */
 	range_list_init(&l);
 	for (uint64_t i = 0; i < 5000; i++)
 		range_list_add(&l, (4999 - i) * 3, 2);
-	ck_assert_uint_eq(range_list_total(&l), 10000);
-	ck_assert_uint_eq(l.nr, 5000);
-	ck_assert(range_list_covers(&l, 3 * 1234, 2));
-	ck_assert(!range_list_covers(&l, 3 * 1234 + 1, 2));
+	REQUIRE_UINT(range_list_total(&l), ==, 10000);
+	REQUIRE_UINT(l.nr, ==, 5000);
+	REQUIRE(range_list_covers(&l, 3 * 1234, 2));
+	REQUIRE(!range_list_covers(&l, 3 * 1234 + 1, 2));
 	range_list_release(&l);
 }
 END_TEST
