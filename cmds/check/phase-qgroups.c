@@ -50,8 +50,11 @@ struct qgroup_state {
 	size_t nr, alloc;
 	u64 status_flags;
 	bool have_status;
+	/* resolved tree blocks: entries, and an open-addressing index of them */
 	struct memo_entry *memo;
 	size_t memo_nr, memo_alloc;
+	u32 *memo_index;	/* slot -> entry + 1; 0 is empty */
+	size_t memo_slots;	/* a power of two, at least twice memo_nr */
 };
 
 static bool is_subvol_root(u64 id)
@@ -224,15 +227,52 @@ static int flatten_members(struct qgroup_state *st)
 	return 0;
 }
 
+static size_t memo_slot(const struct qgroup_state *st, u64 bytenr)
+{
+	return (size_t)((bytenr >> 12) * 0x9E3779B97F4A7C15ULL >> 20) &
+	       (st->memo_slots - 1);
+}
+
 static struct memo_entry *memo_find(struct qgroup_state *st, u64 bytenr)
 {
 	size_t i;
 
-	for (i = 0; i < st->memo_nr; i++) {
-		if (st->memo[i].bytenr == bytenr)
-			return &st->memo[i];
+	if (!st->memo_slots)
+		return NULL;
+	for (i = memo_slot(st, bytenr); st->memo_index[i];
+	     i = (i + 1) & (st->memo_slots - 1)) {
+		struct memo_entry *e = &st->memo[st->memo_index[i] - 1];
+
+		if (e->bytenr == bytenr)
+			return e;
 	}
 	return NULL;
+}
+
+static void memo_index_insert(struct qgroup_state *st, size_t entry)
+{
+	size_t i = memo_slot(st, st->memo[entry].bytenr);
+
+	while (st->memo_index[i])
+		i = (i + 1) & (st->memo_slots - 1);
+	st->memo_index[i] = entry + 1;
+}
+
+/* keep the index at most half full */
+static bool memo_grow_index(struct qgroup_state *st)
+{
+	size_t slots = st->memo_slots ? st->memo_slots * 2 : 256;
+	u32 *index = calloc(slots, sizeof(*index));
+	size_t i;
+
+	if (!index)
+		return false;
+	free(st->memo_index);
+	st->memo_index = index;
+	st->memo_slots = slots;
+	for (i = 0; i < st->memo_nr; i++)
+		memo_index_insert(st, i);
+	return true;
 }
 
 static void memo_add(struct qgroup_state *st, u64 bytenr, const struct root_set *set)
@@ -246,8 +286,11 @@ static void memo_add(struct qgroup_state *st, u64 bytenr, const struct root_set 
 		st->memo = p;
 		st->memo_alloc = n;
 	}
+	if ((st->memo_nr + 1) * 2 > st->memo_slots && !memo_grow_index(st))
+		return;
 	st->memo[st->memo_nr].bytenr = bytenr;
 	st->memo[st->memo_nr].roots = *set;
+	memo_index_insert(st, st->memo_nr);
 	st->memo_nr++;
 }
 
@@ -461,6 +504,7 @@ static void release_state(struct qgroup_state *st)
 		free(st->groups[i].members);
 	free(st->groups);
 	free(st->memo);
+	free(st->memo_index);
 }
 
 static int check_qgroups(struct check_ctx *ctx)
