@@ -524,29 +524,6 @@ void dump_super_text(FILE *out, const struct sb_view *v, bool full)
 
 /* ---- JSON ---- */
 
-static void json_uuid(struct json_writer *w, const char *key, const u8 *uuid)
-{
-	char buf[BTRFS_UUID_UNPARSED_SIZE];
-
-	btrfs_format_uuid(uuid, buf);
-	json_kv_string(w, key, buf);
-}
-
-static void json_hex(struct json_writer *w, const char *key, const u8 *p,
-		     size_t len)
-{
-	static const char digits[] = "0123456789abcdef";
-	char buf[2 * BTRFS_CSUM_SIZE + 1];
-	size_t i;
-
-	for (i = 0; i < len && i < BTRFS_CSUM_SIZE; i++) {
-		buf[2 * i] = digits[p[i] >> 4];
-		buf[2 * i + 1] = digits[p[i] & 15];
-	}
-	buf[2 * i] = 0;
-	json_kv_string(w, key, buf);
-}
-
 static void json_csum(struct json_writer *w, const struct sb_view *v)
 {
 	json_kv_object_begin(w, "csum_type");
@@ -557,7 +534,7 @@ static void json_csum(struct json_writer *w, const struct sb_view *v)
 		json_kv_null(w, "name");
 	json_object_end(w);
 	json_kv_u64(w, "csum_size", v->csum_size);
-	json_hex(w, "csum", v->sb->csum, v->csum_size);
+	json_kv_hex(w, "csum", v->sb->csum, v->csum_size);
 	json_kv_bool(w, "csum_match", v->csum_match);
 }
 
@@ -575,8 +552,8 @@ static void json_identity(struct json_writer *w, const struct sb_view *v)
 	magic[i] = 0;
 	json_kv_string(w, "magic", magic);
 	json_kv_bool(w, "magic_match", v->magic_match);
-	json_uuid(w, "fsid", sb->fsid);
-	json_uuid(w, "metadata_uuid", v->metadata_uuid);
+	btrfs_json_uuid(w, "fsid", sb->fsid);
+	btrfs_json_uuid(w, "metadata_uuid", v->metadata_uuid);
 	json_kv_string_len(w, "label", sb->label, label_len(sb));
 }
 
@@ -627,8 +604,8 @@ static void json_dev_item(struct json_writer *w, const struct sb_view *v)
 	const struct btrfs_dev_item *d = &v->sb->dev_item;
 
 	json_kv_object_begin(w, "dev_item");
-	json_uuid(w, "uuid", d->uuid);
-	json_uuid(w, "fsid", d->fsid);
+	btrfs_json_uuid(w, "uuid", d->uuid);
+	btrfs_json_uuid(w, "fsid", d->fsid);
 	json_kv_bool(w, "fsid_match", v->dev_fsid_match);
 	json_kv_u64(w, "type", btrfs_device_type(d));
 	json_kv_u64(w, "total_bytes", btrfs_device_total_bytes(d));

@@ -65,32 +65,22 @@ void btrfs_json_key(struct json_writer *w, const char *name,
 	json_object_end(w);
 }
 
-static void json_uuid(struct json_writer *w, const char *name, const u8 *uuid)
+/* a hex field in an object, or a bare hex value in an array when @name is NULL */
+static void json_hex_field(struct json_writer *w, const char *name, const u8 *p,
+			   u32 len)
+{
+	if (name)
+		json_kv_hex(w, name, p, len);
+	else
+		json_hex(w, p, len);
+}
+
+void btrfs_json_uuid(struct json_writer *w, const char *name, const u8 *uuid)
 {
 	char buf[BTRFS_UUID_UNPARSED_SIZE];
 
 	btrfs_format_uuid(uuid, buf);
 	json_kv_string(w, name, buf);
-}
-
-static void json_hex(struct json_writer *w, const char *name, const u8 *p,
-		     u32 len)
-{
-	static const char hex[] = "0123456789abcdef";
-	char buf[2 * BTRFS_CSUM_SIZE + 1];
-	u32 i;
-
-	if (len > BTRFS_CSUM_SIZE)
-		len = BTRFS_CSUM_SIZE;
-	for (i = 0; i < len; i++) {
-		buf[2 * i] = hex[p[i] >> 4];
-		buf[2 * i + 1] = hex[p[i] & 15];
-	}
-	buf[2 * len] = 0;
-	if (name)
-		json_kv_string(w, name, buf);
-	else
-		json_string(w, buf);
 }
 
 /* a flag word: its value and the names progs would print */
@@ -264,9 +254,9 @@ static void json_root_item(struct jitem *j)
 	json_kv_u64(w, "generation_v2", btrfs_root_generation_v2(&ri));
 	/* as in the text: the v2 fields only when generation_v2 is current */
 	if (btrfs_root_generation(&ri) == btrfs_root_generation_v2(&ri)) {
-		json_uuid(w, "uuid", ri.uuid);
-		json_uuid(w, "parent_uuid", ri.parent_uuid);
-		json_uuid(w, "received_uuid", ri.received_uuid);
+		btrfs_json_uuid(w, "uuid", ri.uuid);
+		btrfs_json_uuid(w, "parent_uuid", ri.parent_uuid);
+		btrfs_json_uuid(w, "received_uuid", ri.received_uuid);
 		json_kv_u64(w, "ctransid", btrfs_root_ctransid(&ri));
 		json_kv_u64(w, "otransid", btrfs_root_otransid(&ri));
 		json_kv_u64(w, "stransid", btrfs_root_stransid(&ri));
@@ -414,7 +404,7 @@ static void json_extent_csum(struct jitem *j)
 	if (p->mode & BTRFS_PRINT_TREE_CSUM_ITEMS) {
 		json_kv_array_begin(w, "csums");
 		for (i = 0; i < count; i++)
-			json_hex(w, NULL, j->ptr + i * csum_size, csum_size);
+			json_hex_field(w, NULL, j->ptr + i * csum_size, csum_size);
 		json_array_end(w);
 	}
 	json_object_end(w);
@@ -555,7 +545,7 @@ static void json_chunk(struct jitem *j)
 		json_object_begin(w);
 		json_kv_u64(w, "devid", btrfs_stripe_devid(s));
 		json_kv_u64(w, "offset", btrfs_stripe_offset(s));
-		json_uuid(w, "dev_uuid", s->dev_uuid);
+		btrfs_json_uuid(w, "dev_uuid", s->dev_uuid);
 		json_object_end(w);
 	}
 	json_array_end(w);
@@ -582,8 +572,8 @@ static void json_dev_item(struct jitem *j)
 	json_kv_u64(w, "dev_group", btrfs_device_group(d));
 	json_kv_u64(w, "seek_speed", btrfs_device_seek_speed(d));
 	json_kv_u64(w, "bandwidth", btrfs_device_bandwidth(d));
-	json_uuid(w, "uuid", d->uuid);
-	json_uuid(w, "fsid", d->fsid);
+	btrfs_json_uuid(w, "uuid", d->uuid);
+	btrfs_json_uuid(w, "fsid", d->fsid);
 	json_object_end(w);
 }
 
@@ -599,7 +589,7 @@ static void json_dev_extent(struct jitem *j)
 	json_kv_u64(w, "chunk_objectid", btrfs_dev_extent_chunk_objectid(de));
 	json_kv_u64(w, "chunk_offset", btrfs_dev_extent_chunk_offset(de));
 	json_kv_u64(w, "length", btrfs_dev_extent_length(de));
-	json_uuid(w, "chunk_tree_uuid", de->chunk_tree_uuid);
+	btrfs_json_uuid(w, "chunk_tree_uuid", de->chunk_tree_uuid);
 	json_object_end(w);
 }
 
@@ -897,10 +887,10 @@ static void json_header(struct btrfs_printer *p, const struct extent_buffer *eb)
 		   ((flags & BTRFS_HEADER_FLAG_RELOC) ? "WRITTEN|RELOC" : "WRITTEN") :
 		   ((flags & BTRFS_HEADER_FLAG_RELOC) ? "RELOC" : ""));
 	json_kv_u64(w, "backref_rev", btrfs_header_backref_rev(h));
-	json_uuid(w, "fsid", h->fsid);
-	json_uuid(w, "chunk_tree_uuid", h->chunk_tree_uuid);
+	btrfs_json_uuid(w, "fsid", h->fsid);
+	btrfs_json_uuid(w, "chunk_tree_uuid", h->chunk_tree_uuid);
 	if (p->mode & BTRFS_PRINT_TREE_CSUM_HEADERS)
-		json_hex(w, "csum", h->csum, p->csum_size);
+		json_hex_field(w, "csum", h->csum, p->csum_size);
 }
 
 static void json_leaf_items(struct btrfs_printer *p,

@@ -110,6 +110,9 @@ const char *btrfs_objectid_name(u64 objectid, u8 type);
 #define BTRFS_UUID_UNPARSED_SIZE 37
 void btrfs_format_uuid(const u8 *uuid, char *out);
 
+/* a uuid field in the JSON form, "xxxxxxxx-xxxx-..." */
+void btrfs_json_uuid(struct json_writer *w, const char *name, const u8 *uuid);
+
 /* "DATA|METADATA|RAID1" etc.: block group and chunk type flags */
 #define BTRFS_BG_FLAGS_STR_LEN 64
 void btrfs_bg_flags_to_str(u64 flags, char *buf);

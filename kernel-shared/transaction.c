@@ -198,6 +198,41 @@ void btrfs_root_mark_dirty(struct btrfs_fs_info *fs_info, struct btrfs_root *roo
 		t = find_tracked(ws, root);
 	}
 	t->dirty = true;
+	if (root->root_key.objectid == BTRFS_FS_TREE_OBJECTID ||
+	    (root->root_key.objectid >= BTRFS_FIRST_FREE_OBJECTID &&
+	     root->root_key.objectid <= BTRFS_LAST_FREE_OBJECTID))
+		ws->fs_trees_changed = true;
+}
+
+/*
+ * Quota numbers are not maintained here: once a filesystem tree changed,
+ * flag the qgroups inconsistent so that the kernel and check rescan
+ * instead of trusting stale numbers.
+ */
+static int mark_qgroups_inconsistent(struct btrfs_trans_handle *trans)
+{
+	struct btrfs_fs_info *fs_info = trans->fs_info;
+	struct btrfs_write_state *ws = wstate(fs_info);
+	struct btrfs_key key = { 0, BTRFS_QGROUP_STATUS_KEY, 0 };
+	struct btrfs_path path;
+	int ret;
+
+	if (!fs_info->quota_root.node || !ws->fs_trees_changed || ws->qgroups_marked ||
+	    ws->creating)
+		return 0;
+	ws->qgroups_marked = true;
+	btrfs_init_path(&path);
+	ret = btrfs_search_slot(trans, &fs_info->quota_root, &key, &path, 0, 1);
+	if (ret == 0 && btrfs_item_size(path.nodes[0], path.slots[0]) >=
+			offsetof(struct btrfs_qgroup_status_item, rescan)) {
+		struct btrfs_qgroup_status_item *st = btrfs_item_ptr(path.nodes[0],
+						path.slots[0], struct btrfs_qgroup_status_item);
+
+		btrfs_set_qgroup_status_flags(st, btrfs_qgroup_status_flags(st) |
+					      BTRFS_QGROUP_STATUS_FLAG_INCONSISTENT);
+	}
+	btrfs_release_path(&path);
+	return ret < 0 ? ret : 0;
 }
 
 static void track_fixed_roots(struct btrfs_fs_info *fs_info)
@@ -562,7 +597,9 @@ static int settle_metadata(struct btrfs_trans_handle *trans)
 	for (pass = 0; pass < COMMIT_MAX_PASSES; pass++) {
 		if (!metadata_pending(fs_info))
 			return 0;
-		ret = btrfs_finish_pending_chunks(trans);
+		ret = mark_qgroups_inconsistent(trans);
+		if (!ret)
+			ret = btrfs_finish_pending_chunks(trans);
 		if (!ret)
 			ret = btrfs_run_delayed_refs(trans);
 		if (!ret)

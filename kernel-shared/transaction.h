@@ -98,6 +98,9 @@ struct btrfs_write_state {
 	bool finishing;		/* this commit writes the real magic */
 	/* the uuid tree changed: commit stamps uuid_tree_generation */
 	bool uuid_tree_changed;
+	/* a filesystem tree changed: enabled quotas are no longer exact */
+	bool fs_trees_changed;
+	bool qgroups_marked;
 
 	/* device I/O accounting and fault injection (write-io.c) */
 	u64 nr_writes;

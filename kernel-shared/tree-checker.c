@@ -151,16 +151,21 @@ static int check_dir_items(const struct extent_buffer *eb, int slot,
 	while (cur < size) {
 		const struct btrfs_dir_item *di = (const void *)(p + cur);
 		u32 name_len, data_len;
+		u8 type;
 
 		if (size - cur < sizeof(*di))
 			return tc_fail(eb, err, slot, "dir item header truncated at offset %u of %u",
 				       cur, size);
 		name_len = btrfs_dir_name_len(di);
 		data_len = btrfs_dir_data_len(di);
-		if (btrfs_dir_type(di) >= BTRFS_FT_MAX &&
-		    !(btrfs_dir_type(di) & BTRFS_FT_ENCRYPTED))
-			return tc_fail(eb, err, slot, "invalid dir item type, have %u expect [0, %u)",
-				       btrfs_dir_type(di), BTRFS_FT_MAX);
+		/* the encryption bit rides on top of the file type */
+		type = btrfs_dir_type(di) & ~BTRFS_FT_ENCRYPTED;
+		if (type == BTRFS_FT_UNKNOWN || type >= BTRFS_FT_MAX)
+			return tc_fail(eb, err, slot, "invalid dir item type, have %u expect (0, %u)",
+				       type, BTRFS_FT_MAX);
+		if ((key->type == BTRFS_XATTR_ITEM_KEY) != (type == BTRFS_FT_XATTR))
+			return tc_fail(eb, err, slot, "invalid dir item type %u for key type %u, xattr items and only they have type %u",
+				       type, key->type, BTRFS_FT_XATTR);
 		if (key->type != BTRFS_XATTR_ITEM_KEY && name_len > BTRFS_NAME_LEN)
 			return tc_fail(eb, err, slot, "dir item name len too long, have %u max %u",
 				       name_len, BTRFS_NAME_LEN);
@@ -298,6 +303,20 @@ static int check_extent_item(const struct btrfs_fs_info *fs_info,
 			       (unsigned long long)flags);
 	if (!!(flags & BTRFS_EXTENT_FLAG_DATA) == !!(flags & BTRFS_EXTENT_FLAG_TREE_BLOCK))
 		return tc_fail(eb, err, slot, "invalid extent flag, have 0x%llx expect exactly one of DATA or TREE_BLOCK",
+			       (unsigned long long)flags);
+	if (key->type == BTRFS_METADATA_ITEM_KEY &&
+	    !(flags & BTRFS_EXTENT_FLAG_TREE_BLOCK))
+		return tc_fail(eb, err, slot, "invalid extent flag for a metadata item, have 0x%llx expect TREE_BLOCK",
+			       (unsigned long long)flags);
+	if (key->type == BTRFS_METADATA_ITEM_KEY && key->offset >= BTRFS_MAX_LEVEL)
+		return tc_fail(eb, err, slot, "invalid tree level %llu, expect below %d",
+			       (unsigned long long)key->offset, BTRFS_MAX_LEVEL);
+	if (key->type == BTRFS_EXTENT_ITEM_KEY &&
+	    (flags & BTRFS_EXTENT_FLAG_TREE_BLOCK) && key->offset != fs_info->nodesize)
+		return tc_fail(eb, err, slot, "invalid tree block extent length %llu, expect nodesize %u",
+			       (unsigned long long)key->offset, fs_info->nodesize);
+	if ((flags & BTRFS_EXTENT_FLAG_DATA) && (flags & BTRFS_BLOCK_FLAG_FULL_BACKREF))
+		return tc_fail(eb, err, slot, "invalid extent flag, have 0x%llx: FULL_BACKREF on a data extent",
 			       (unsigned long long)flags);
 	if (key->type == BTRFS_EXTENT_ITEM_KEY && (flags & BTRFS_EXTENT_FLAG_TREE_BLOCK))
 		cur += sizeof(struct btrfs_tree_block_info);

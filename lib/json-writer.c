@@ -415,3 +415,25 @@ void json_kv_null(struct json_writer *w, const char *key)
 	json_key(w, key);
 	json_null(w);
 }
+
+void json_hex(struct json_writer *w, const void *p, size_t len)
+{
+	static const char digits[] = "0123456789abcdef";
+	const unsigned char *b = p;
+	char buf[2 * 64 + 1];
+	size_t i, n = len < 64 ? len : 64;
+
+	for (i = 0; i < n; i++) {
+		buf[2 * i] = digits[b[i] >> 4];
+		buf[2 * i + 1] = digits[b[i] & 15];
+	}
+	buf[2 * n] = 0;
+	json_string(w, buf);
+}
+
+void json_kv_hex(struct json_writer *w, const char *key, const void *p,
+		 size_t len)
+{
+	json_key(w, key);
+	json_hex(w, p, len);
+}

@@ -94,4 +94,9 @@ void json_kv_s64(struct json_writer *w, const char *key, int64_t v);
 void json_kv_bool(struct json_writer *w, const char *key, bool v);
 void json_kv_null(struct json_writer *w, const char *key);
 
+/* @len bytes as a lower-case hex string (a checksum, a raw field) */
+void json_hex(struct json_writer *w, const void *p, size_t len);
+void json_kv_hex(struct json_writer *w, const char *key, const void *p,
+		 size_t len);
+
 #endif

@@ -1270,11 +1270,9 @@ START_TEST(test_items_each_kind)
 }
 END_TEST
 
-#ifdef TC_KNOWN_BUGS
 /*
- * Disabled: rules the kernel's tree checker enforces that
- * kernel-shared/tree-checker.c does not (yet).  Reported to the lead;
- * build with -DTC_KNOWN_BUGS to run them.
+ * Rules the kernel's tree checker enforces, added to tree-checker.c after
+ * this test found them missing.
  *
  * check_dir_items():
  *  - the type is judged with the encryption bit (0x80) set as a whole, so
@@ -1332,7 +1330,6 @@ START_TEST(test_known_bugs)
 	free(fs);
 }
 END_TEST
-#endif
 
 Suite *tree_checker_suite(void)
 {
@@ -1344,9 +1341,7 @@ Suite *tree_checker_suite(void)
 	tcase_add_loop_test(tc, test_node, 0, 3);
 	tcase_add_loop_test(tc, test_items_each_kind, 0, 2);
 	tcase_add_loop_test(tc, test_items_random, 0, 6);
-#ifdef TC_KNOWN_BUGS
 	tcase_add_test(tc, test_known_bugs);
-#endif
 	suite_add_tcase(s, tc);
 	return s;
 }
