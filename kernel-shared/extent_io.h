@@ -43,7 +43,7 @@ struct extent_buffer_cache {
 };
 
 int extent_buffer_cache_init(struct extent_buffer_cache *cache, size_t budget);
-/* frees every buffer; buffers still referenced are leaked on purpose and counted */
+/* frees every buffer; returns how many were still referenced (a caller's leak) */
 size_t extent_buffer_cache_destroy(struct extent_buffer_cache *cache);
 
 /* find a cached buffer and take a reference, NULL if absent */

@@ -28,28 +28,6 @@
 
 #define TC_CHECK(cond, ...) do { if (!(cond)) ck_abort_msg(__VA_ARGS__); } while (0)
 
-/*
- * Check's ck_assert_*() report their location to the runner even when
- * they pass, which dominates tight loops (and much more so under ASan);
- * these call into Check only on failure.
- */
-#define REQUIRE(cond) do {						\
-	if (!(cond))							\
-		ck_abort_msg("assertion '%s' failed", #cond);		\
-} while (0)
-#define REQUIRE_INT(a, op, b) do {					\
-	long long a_ = (long long)(a), b_ = (long long)(b);		\
-	if (!(a_ op b_))						\
-		ck_abort_msg("assertion '%s %s %s' failed: %lld vs %lld", \
-			     #a, #op, #b, a_, b_);			\
-} while (0)
-#define REQUIRE_UINT(a, op, b) do {					\
-	unsigned long long a_ = (unsigned long long)(a);		\
-	unsigned long long b_ = (unsigned long long)(b);		\
-	if (!(a_ op b_))						\
-		ck_abort_msg("assertion '%s %s %s' failed: %llu vs %llu", \
-			     #a, #op, #b, a_, b_);			\
-} while (0)
 
 #define NODESIZE	4096U
 #define SECTOR		4096U
