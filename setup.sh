@@ -115,6 +115,7 @@ link_binary()
 demo()
 {
 	local img=$TOP/examples/demo.img xz=$TOP/examples/demo.img.xz
+	local made=$TOP/build/mkfs-demo.img
 
 	if [ ! -f "$img" ] || [ "$xz" -nt "$img" ]; then
 		# shellcheck disable=SC2216 # cp reads the pipe through /dev/stdin
@@ -122,6 +123,22 @@ demo()
 		mv -f "$img.tmp" "$img"
 	fi
 	cd "$TOP"
+	mkdir -p "$(dirname "$made")"
+	# the main job: create a filesystem, then check it (ghee and btrfs-progs)
+	echo "\$ ./ghee mkfs -f -b 1G $made"
+	./ghee mkfs -f -b 1G "$made"
+	echo
+	echo "\$ ./ghee check $made"
+	./ghee check "$made"
+	if command -v btrfs >/dev/null 2>&1; then
+		echo
+		echo "\$ btrfs check --readonly $made"
+		btrfs check --readonly "$made"
+	fi
+	echo
+	echo "\$ ./ghee check examples/demo.img"
+	./ghee check examples/demo.img
+	echo
 	echo "\$ ./ghee dump-super -f examples/demo.img"
 	./ghee dump-super -f examples/demo.img
 	echo
