@@ -457,6 +457,8 @@ static struct btrfs_fs_info *open_fs(struct dump_tree_opts *o)
 	args.nr_paths = o->nr_paths;
 	args.backup_root = -1;
 	args.flags = OPEN_CTREE_PARTIAL;
+	/* blocks are printed once each: a small cache keeps memory flat */
+	args.cache_budget = 32U << 20;
 	/* single blocks need the chunk tree only */
 	if (o->nr_blocks)
 		args.flags |= OPEN_CTREE_CHUNK_ONLY;
