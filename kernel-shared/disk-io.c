@@ -332,7 +332,7 @@ static struct extent_buffer *read_tree_block_mode(struct btrfs_fs_info *fs_info,
 		*err = -EUCLEAN;
 		return NULL;
 	}
-	eb = alloc_extent_buffer(fs_info, bytenr);
+	eb = alloc_extent_buffer_for_read(fs_info, bytenr);
 	if (!eb) {
 		*err = -ENOMEM;
 		return NULL;

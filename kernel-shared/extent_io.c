@@ -131,12 +131,16 @@ struct extent_buffer *find_extent_buffer(struct btrfs_fs_info *fs_info, u64 star
 }
 
 static struct extent_buffer *eb_alloc(struct btrfs_fs_info *fs_info, u64 start,
-				      u32 len)
+				      u32 len, bool zero)
 {
-	struct extent_buffer *eb = calloc(1, sizeof(*eb) + len);
+	struct extent_buffer *eb = malloc(sizeof(*eb) + len);
 
 	if (!eb)
 		return NULL;
+	memset(eb, 0, sizeof(*eb));
+	/* a block about to be read is overwritten whole: skip the clearing */
+	if (zero)
+		memset(eb->data, 0, len);
 	eb->start = start;
 	eb->len = len;
 	eb->refs = 1;
@@ -145,7 +149,8 @@ static struct extent_buffer *eb_alloc(struct btrfs_fs_info *fs_info, u64 start,
 	return eb;
 }
 
-struct extent_buffer *alloc_extent_buffer(struct btrfs_fs_info *fs_info, u64 start)
+static struct extent_buffer *find_or_alloc(struct btrfs_fs_info *fs_info,
+					   u64 start, bool zero)
 {
 	struct extent_buffer_cache *cache = &fs_info->eb_cache;
 	struct extent_buffer *eb;
@@ -154,7 +159,7 @@ struct extent_buffer *alloc_extent_buffer(struct btrfs_fs_info *fs_info, u64 sta
 	eb = find_extent_buffer(fs_info, start);
 	if (eb)
 		return eb;
-	eb = eb_alloc(fs_info, start, fs_info->nodesize);
+	eb = eb_alloc(fs_info, start, fs_info->nodesize, zero);
 	if (!eb)
 		return NULL;
 	if (cache->nr_buffers >= cache->nr_buckets * 2)
@@ -168,10 +173,21 @@ struct extent_buffer *alloc_extent_buffer(struct btrfs_fs_info *fs_info, u64 sta
 	return eb;
 }
 
+struct extent_buffer *alloc_extent_buffer(struct btrfs_fs_info *fs_info, u64 start)
+{
+	return find_or_alloc(fs_info, start, true);
+}
+
+struct extent_buffer *alloc_extent_buffer_for_read(struct btrfs_fs_info *fs_info,
+						   u64 start)
+{
+	return find_or_alloc(fs_info, start, false);
+}
+
 struct extent_buffer *alloc_dummy_extent_buffer(struct btrfs_fs_info *fs_info,
 						u64 start, u32 len)
 {
-	return eb_alloc(fs_info, start, len);
+	return eb_alloc(fs_info, start, len, true);
 }
 
 struct extent_buffer *extent_buffer_get(struct extent_buffer *eb)

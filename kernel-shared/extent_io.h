@@ -50,6 +50,9 @@ size_t extent_buffer_cache_destroy(struct extent_buffer_cache *cache);
 struct extent_buffer *find_extent_buffer(struct btrfs_fs_info *fs_info, u64 start);
 /* find or create (zeroed, not uptodate) a buffer and take a reference */
 struct extent_buffer *alloc_extent_buffer(struct btrfs_fs_info *fs_info, u64 start);
+/* the same, but a new buffer's contents are undefined: the caller reads it whole */
+struct extent_buffer *alloc_extent_buffer_for_read(struct btrfs_fs_info *fs_info,
+						   u64 start);
 /* a standalone buffer outside the cache (refs 1) */
 struct extent_buffer *alloc_dummy_extent_buffer(struct btrfs_fs_info *fs_info,
 						u64 start, u32 len);
