@@ -10,7 +10,6 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <unistd.h>
-#include <blkid.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -18,6 +17,7 @@
 #include <string.h>
 #include <strings.h>
 #include "commands.h"
+#include "device-scan.h"
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/print-tree.h"
@@ -38,9 +38,7 @@ struct dump_tree_opts {
 	u64 tree_id;		/* 0: all trees */
 	u64 *blocks;		/* -b, in the order given */
 	size_t nr_blocks;
-	const char **paths;	/* the devices given, then those found by scanning */
-	int nr_paths;
-	int nr_given;
+	struct device_list devices;	/* given, then found by scanning */
 	unsigned int reported_errors;	/* errors the engine and printers reported */
 };
 
@@ -306,99 +304,14 @@ static int parse_options(int argc, char **argv, struct dump_tree_opts *o)
 		usage(stderr);
 		return -EINVAL;
 	}
-	o->nr_given = argc - optind;
-	o->paths = calloc(o->nr_given, sizeof(*o->paths));
-	if (!o->paths) {
+	if (device_list_init(&o->devices, argv + optind, argc - optind)) {
 		cmd_error("out of memory");
 		return -ENOMEM;
 	}
-	for (c = 0; c < o->nr_given; c++)
-		o->paths[c] = argv[optind + c];
-	o->nr_paths = o->nr_given;
 	return 0;
 }
 
 /* ---- opening ---- */
-
-static bool read_super(const char *path, struct btrfs_super_block *sb)
-{
-	int fd = open(path, O_RDONLY);
-	bool ok;
-
-	if (fd < 0)
-		return false;
-	ok = !btrfs_read_super_raw(fd, BTRFS_SUPER_INFO_OFFSET, sb) &&
-	     btrfs_super_magic(sb) == BTRFS_MAGIC;
-	close(fd);
-	return ok;
-}
-
-static bool have_devid(struct dump_tree_opts *o, u64 devid)
-{
-	struct btrfs_super_block sb;
-	int i;
-
-	for (i = 0; i < o->nr_paths; i++)
-		if (read_super(o->paths[i], &sb) &&
-		    btrfs_device_id(&sb.dev_item) == devid)
-			return true;
-	return false;
-}
-
-static void add_scanned_path(struct dump_tree_opts *o, const char *path)
-{
-	const char **tmp;
-	char *copy = strdup(path);
-
-	tmp = copy ? realloc(o->paths, (o->nr_paths + 1) * sizeof(*tmp)) : NULL;
-	if (!tmp) {
-		free(copy);
-		return;
-	}
-	o->paths = tmp;
-	o->paths[o->nr_paths++] = copy;
-}
-
-/*
- * Like progs, find the other devices of a multi-device filesystem among
- * the block devices of the system, unless --noscan.
- */
-static void scan_devices(struct dump_tree_opts *o)
-{
-	struct btrfs_super_block first, sb;
-	blkid_dev_iterate iter;
-	blkid_cache cache;
-	blkid_dev dev;
-
-	if (o->noscan || !read_super(o->paths[0], &first) ||
-	    btrfs_super_num_devices(&first) <= (u64)o->nr_paths)
-		return;
-	if (blkid_get_cache(&cache, NULL) < 0)
-		return;
-	blkid_probe_all(cache);
-	iter = blkid_dev_iterate_begin(cache);
-	blkid_dev_set_search(iter, "TYPE", "btrfs");
-	while (!blkid_dev_next(iter, &dev)) {
-		const char *name = blkid_dev_devname(dev);
-
-		if (!name || !read_super(name, &sb) ||
-		    memcmp(sb.fsid, first.fsid, BTRFS_FSID_SIZE) ||
-		    have_devid(o, btrfs_device_id(&sb.dev_item)))
-			continue;
-		add_scanned_path(o, name);
-	}
-	blkid_dev_iterate_end(iter);
-	blkid_put_cache(cache);
-}
-
-static void free_paths(struct dump_tree_opts *o)
-{
-	int i;
-
-	for (i = o->nr_given; i < o->nr_paths; i++)
-		free((char *)o->paths[i]);
-	free(o->paths);
-}
 
 static bool device_present(const struct btrfs_fs_info *fs_info, u64 devid)
 {
@@ -453,8 +366,8 @@ static struct btrfs_fs_info *open_fs(struct dump_tree_opts *o)
 	int err = 0;
 
 	memset(&args, 0, sizeof(args));
-	args.paths = o->paths;
-	args.nr_paths = o->nr_paths;
+	args.paths = o->devices.paths;
+	args.nr_paths = o->devices.nr_paths;
 	args.backup_root = -1;
 	args.flags = OPEN_CTREE_PARTIAL;
 	/* blocks are printed once each: a small cache keeps memory flat */
@@ -467,7 +380,7 @@ static struct btrfs_fs_info *open_fs(struct dump_tree_opts *o)
 	fs_info = open_ctree(&args, &err);
 	/* the engine has said why */
 	if (!fs_info)
-		cmd_error("unable to open %s", o->paths[0]);
+		cmd_error("unable to open %s", o->devices.paths[0]);
 	return fs_info;
 }
 
@@ -1046,7 +959,7 @@ int cmd_dump_tree(int argc, char **argv)
 	o.format = BTRFS_PRINT_FORMAT_TEXT;
 	ret = parse_options(argc, argv, &o);
 	if (ret) {
-		free(o.paths);
+		device_list_release(&o.devices);
 		free(o.blocks);
 		return ret > 0 ? GHEE_EXIT_OK : GHEE_EXIT_USAGE;
 	}
@@ -1054,7 +967,8 @@ int cmd_dump_tree(int argc, char **argv)
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	if (o.format == BTRFS_PRINT_FORMAT_TEXT)
 		printf("%s\n", ghee_version_string);
-	scan_devices(&o);
+	if (!o.noscan)
+		device_list_scan(&o.devices);
 	fs_info = open_fs(&o);
 	if (!fs_info) {
 		ret = GHEE_EXIT_FAILURE;
@@ -1069,7 +983,7 @@ out:
 		fprintf(stderr, "ERROR: cannot write the output: %s\n", strerror(errno));
 		ret = GHEE_EXIT_FAILURE;
 	}
-	free_paths(&o);
+	device_list_release(&o.devices);
 	free(o.blocks);
 	return ret;
 }

@@ -56,6 +56,7 @@ struct check_options {
 	bool check_data_csum;
 	bool progress;
 	bool quiet;
+	bool noscan;		/* only the listed devices */
 	enum check_format format;
 	const char *const *devices;
 	int nr_devices;

@@ -15,6 +15,7 @@
 #include "shared.h"
 #include "json-output.h"
 #include "cmds/commands.h"
+#include "cmds/device-scan.h"
 #include "kernel-shared/print-tree.h"
 
 /* exit codes, documented in ghee-check(8) */
@@ -36,6 +37,8 @@ static void usage(FILE *out)
 		"  -b, --backup          use the newest valid backup roots\n"
 		"  -r, --tree-root BYTENR  use this tree root block\n"
 		"  --chunk-root BYTENR   use this chunk tree root block\n"
+		"  --noscan              use only the listed devices (default: find the\n"
+		"                        other devices of a multi-device filesystem)\n"
 		"  --check-data-csum     read every data block and verify its checksum\n"
 		"  -p, --progress        show progress (default on a terminal)\n"
 		"  -q, --quiet           print only findings and the summary line\n"
@@ -45,7 +48,8 @@ static void usage(FILE *out)
 		"Exit status: 0 no errors, 1 errors found, 2 could not check.\n");
 }
 
-enum { OPT_CHUNK_ROOT = 256, OPT_CSUM, OPT_FORMAT, OPT_READONLY, OPT_NOPROGRESS };
+enum { OPT_CHUNK_ROOT = 256, OPT_CSUM, OPT_FORMAT, OPT_READONLY, OPT_NOPROGRESS,
+       OPT_NOSCAN };
 
 static int parse_u64(const char *s, u64 *v)
 {
@@ -67,6 +71,7 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 		{ "check-data-csum", no_argument, NULL, OPT_CSUM },
 		{ "progress", no_argument, NULL, 'p' },
 		{ "no-progress", no_argument, NULL, OPT_NOPROGRESS },
+		{ "noscan", no_argument, NULL, OPT_NOSCAN },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "help", no_argument, NULL, 'h' },
@@ -112,6 +117,9 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 			break;
 		case OPT_NOPROGRESS:
 			progress = 0;
+			break;
+		case OPT_NOSCAN:
+			o->noscan = true;
 			break;
 		case 'q':
 			o->quiet = true;
@@ -283,24 +291,22 @@ static int summarize(struct check_ctx *ctx)
 	return code;
 }
 
-int cmd_check(int argc, char **argv)
+/* check the filesystem on the devices of @opts */
+static int check_devices(const struct check_options *opts)
 {
-	struct check_options opts;
 	struct check_shared shared;
 	struct check_ctx ctx;
 	int err = 0, code;
 
-	if (parse_options(argc, argv, &opts))
-		return CHECK_EXIT_CANNOT;
 	memset(&ctx, 0, sizeof(ctx));
 	check_shared_init(&shared);
-	ctx.opts = &opts;
+	ctx.opts = opts;
 	ctx.shared = &shared;
 	ctx.out = stdout;
 	ctx.phase_index = -1;
-	ctx.progress.enabled = opts.progress;
-	if (opts.format == CHECK_FORMAT_JSON)
-		ctx.json = check_json_begin(stdout, &opts);
+	ctx.progress.enabled = opts->progress;
+	if (opts->format == CHECK_FORMAT_JSON)
+		ctx.json = check_json_begin(stdout, opts);
 	ctx.fs_info = open_for_check(&ctx, &err);
 	if (!ctx.fs_info) {
 		if (ctx.json)
@@ -317,5 +323,26 @@ int cmd_check(int argc, char **argv)
 	code = summarize(&ctx);
 	close_ctree(ctx.fs_info);
 	check_shared_release(&shared);
+	return code;
+}
+
+int cmd_check(int argc, char **argv)
+{
+	struct device_list devices;
+	struct check_options opts;
+	int code;
+
+	if (parse_options(argc, argv, &opts))
+		return CHECK_EXIT_CANNOT;
+	if (device_list_init(&devices, argv + optind, opts.nr_devices)) {
+		fprintf(stderr, "ghee check: out of memory\n");
+		return CHECK_EXIT_CANNOT;
+	}
+	if (!opts.noscan)
+		device_list_scan(&devices);
+	opts.devices = devices.paths;
+	opts.nr_devices = devices.nr_paths;
+	code = check_devices(&opts);
+	device_list_release(&devices);
 	return code;
 }

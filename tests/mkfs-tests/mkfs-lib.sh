@@ -37,7 +37,8 @@ ghee_mkfs()
 	fi
 }
 
-# check_image IMG [MORE-DEVICES...]: btrfs check (read only) must be clean
+# check_image IMG [MORE-DEVICES...]: btrfs check (read only) and ghee
+# check must be clean
 check_image()
 {
 	local out rc
@@ -50,6 +51,12 @@ check_image()
 	   grep -qE '^(ERROR|WARNING|error|warning)'; then
 		echo "$out" >&2
 		fail "btrfs check of $1 is not clean (exit $rc)"
+	fi
+	out=$("$GHEE" check -q --no-progress "$@" 2>&1)
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		echo "$out" >&2
+		fail "ghee check of $* is not clean (exit $rc)"
 	fi
 }
 

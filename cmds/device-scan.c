@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <blkid.h>
+#include "device-scan.h"
+#include "kernel-shared/disk-io.h"
+#include "kernel-shared/accessors.h"
+
+int device_list_init(struct device_list *l, char *const *given, int nr_given)
+{
+	int i;
+
+	l->paths = calloc(nr_given ? nr_given : 1, sizeof(*l->paths));
+	if (!l->paths)
+		return -ENOMEM;
+	for (i = 0; i < nr_given; i++)
+		l->paths[i] = given[i];
+	l->nr_paths = nr_given;
+	l->nr_given = nr_given;
+	return 0;
+}
+
+void device_list_release(struct device_list *l)
+{
+	int i;
+
+	for (i = l->nr_given; i < l->nr_paths; i++)
+		free((char *)l->paths[i]);
+	free(l->paths);
+	l->paths = NULL;
+	l->nr_paths = 0;
+}
+
+static bool read_super(const char *path, struct btrfs_super_block *sb)
+{
+	int fd = open(path, O_RDONLY);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = !btrfs_read_super_raw(fd, BTRFS_SUPER_INFO_OFFSET, sb) &&
+	     btrfs_super_magic(sb) == BTRFS_MAGIC;
+	close(fd);
+	return ok;
+}
+
+static bool have_devid(const struct device_list *l, u64 devid)
+{
+	struct btrfs_super_block sb;
+	int i;
+
+	for (i = 0; i < l->nr_paths; i++)
+		if (read_super(l->paths[i], &sb) &&
+		    btrfs_device_id(&sb.dev_item) == devid)
+			return true;
+	return false;
+}
+
+static void add_path(struct device_list *l, const char *path)
+{
+	const char **tmp;
+	char *copy = strdup(path);
+
+	tmp = copy ? realloc(l->paths, (l->nr_paths + 1) * sizeof(*tmp)) : NULL;
+	if (!tmp) {
+		free(copy);
+		return;
+	}
+	l->paths = tmp;
+	l->paths[l->nr_paths++] = copy;
+}
+
+void device_list_scan(struct device_list *l)
+{
+	struct btrfs_super_block first, sb;
+	blkid_dev_iterate iter;
+	blkid_cache cache;
+	blkid_dev dev;
+
+	if (!l->nr_paths || !read_super(l->paths[0], &first) ||
+	    btrfs_super_num_devices(&first) <= (u64)l->nr_paths)
+		return;
+	if (blkid_get_cache(&cache, NULL) < 0)
+		return;
+	blkid_probe_all(cache);
+	iter = blkid_dev_iterate_begin(cache);
+	blkid_dev_set_search(iter, "TYPE", "btrfs");
+	while (!blkid_dev_next(iter, &dev)) {
+		const char *name = blkid_dev_devname(dev);
+
+		if (!name || !read_super(name, &sb) ||
+		    memcmp(sb.fsid, first.fsid, BTRFS_FSID_SIZE) ||
+		    have_devid(l, btrfs_device_id(&sb.dev_item)))
+			continue;
+		add_path(l, name);
+	}
+	blkid_dev_iterate_end(iter);
+	blkid_put_cache(cache);
+}
