@@ -14,4 +14,13 @@ int btrfs_search_slot_cow(struct btrfs_trans_handle *trans, struct btrfs_root *r
 			  const struct btrfs_key *key, struct btrfs_path *path,
 			  int ins_len);
 
+/*
+ * Make @dst, an empty tree created in this transaction, a snapshot of
+ * @src: a copy of @src's root node whose children gain keyed references
+ * of @dst; both root items record the transaction as last_snapshot.
+ * @src must be unchanged in this transaction (-EBUSY): commit first.
+ */
+int btrfs_snapshot_tree(struct btrfs_trans_handle *trans, struct btrfs_root *src,
+			struct btrfs_root *dst);
+
 #endif

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * B-tree changes: copy-on-write along a search path, item insertion and
+ * B-tree changes: copy-on-write along a search path (of blocks shared
+ * with snapshots too, keeping their back references), item insertion and
  * deletion, growing and shrinking items, leaf and node splits, pushing
  * items to neighbour leaves, merging under-full blocks, growing and
  * shrinking the root.
@@ -11,10 +12,11 @@
  * keeps it: data moves as one memmove per operation.
  *
  * Space for an insert is made top-down during the search: a node that
- * could not take two more pointers is split before descending, so a leaf
- * split (which adds at most two pointers to its parent) never has to go
- * back up.  Likewise a search for a delete refills or merges under-full
- * nodes on the way down, so removing one pointer never empties a node.
+ * could not take two more pointers gives some to a neighbour, or is
+ * split, before descending, so a leaf split (which adds at most two
+ * pointers to its parent) never has to go back up.  Likewise a search
+ * for a delete refills or merges under-full nodes on the way down, so
+ * removing one pointer never empties a node.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -309,25 +311,129 @@ static bool root_is_shareable(const struct btrfs_root *root)
 }
 
 /*
- * Copying a block another tree may also point to needs the shared back
- * reference machinery (snapshots): not supported, refuse rather than
- * corrupt the extent tree.
+ * Whether @eb may be referenced by more than one tree, so that its
+ * reference count must be looked up: only blocks of subvolume trees
+ * that existed when the tree was last snapshotted (or that another tree
+ * owns) can be; the root node never is.
  */
-static bool block_may_be_shared(const struct btrfs_root *root,
+static bool block_can_be_shared(const struct btrfs_root *root,
 				const struct extent_buffer *eb)
 {
 	const struct btrfs_header *h = eb_header(eb);
 
-	if (!root_is_shareable(root))
+	if (!root_is_shareable(root) || eb == root->node)
 		return false;
 	if (btrfs_header_owner(h) != root->root_key.objectid)
 		return true;
-	if (btrfs_header_backref_rev(h) < BTRFS_MIXED_BACKREF_REV)
-		return true;
-	if (root->has_root_item &&
-	    btrfs_header_generation(h) <= btrfs_root_last_snapshot(&root->root_item))
-		return true;
-	return false;
+	return btrfs_header_generation(h) <=
+	       btrfs_root_last_snapshot(&root->root_item);
+}
+
+/*
+ * Add (@delta 1) or drop (-1) the references @eb's pointers hold: tree
+ * blocks for a node, data extents of the file extent items for a leaf.
+ * Keyed for @eb's owner, or shared with @eb as parent (@full_backref).
+ */
+static int mod_child_refs(struct btrfs_trans_handle *trans,
+			  const struct extent_buffer *eb, bool full_backref,
+			  int delta)
+{
+	u64 owner = btrfs_header_owner(eb_header(eb));
+	u64 parent = full_backref ? eb->start : 0;
+	int level = btrfs_eb_level(eb);
+	u32 i, nr = btrfs_eb_nritems(eb);
+	int ret = 0;
+
+	for (i = 0; i < nr && !ret; i++) {
+		struct btrfs_file_extent_item *fi;
+		struct btrfs_key key;
+		u64 bytenr, len;
+
+		if (level) {
+			ret = btrfs_mod_tree_ref(trans, btrfs_node_blockptr(eb, i),
+						 level - 1, owner, parent, delta);
+			continue;
+		}
+		btrfs_item_key_to_cpu(eb, &key, i);
+		if (key.type != BTRFS_EXTENT_DATA_KEY ||
+		    btrfs_item_size(eb, i) < sizeof(*fi))
+			continue;
+		fi = btrfs_item_ptr(eb, i, struct btrfs_file_extent_item);
+		if (btrfs_file_extent_type(fi) == BTRFS_FILE_EXTENT_INLINE)
+			continue;
+		bytenr = btrfs_file_extent_disk_bytenr(fi);
+		len = btrfs_file_extent_disk_num_bytes(fi);
+		if (!bytenr)
+			continue;
+		if (full_backref)
+			ret = btrfs_mod_shared_data_ref(trans, bytenr, len, parent, delta);
+		else if (delta > 0)
+			ret = btrfs_inc_data_ref(trans, bytenr, len, owner, key.objectid,
+						 key.offset - btrfs_file_extent_offset(fi));
+		else
+			ret = btrfs_dec_data_ref(trans, bytenr, len, owner, key.objectid,
+						 key.offset - btrfs_file_extent_offset(fi));
+	}
+	return ret;
+}
+
+/*
+ * Back references for copying @buf to @cow in @root, as btrfs keeps
+ * them.  A block other trees share (refs > 1) stays: when @root owns it
+ * and it still relies on its owner's keyed refs, it switches to
+ * FULL_BACKREF (its children gain refs from it as parent; the owner's
+ * keyed refs now belong to @cow); otherwise @cow's children gain keyed
+ * refs of @root.  A block only @root uses goes (*last_ref): when it was
+ * FULL_BACKREF its children's refs from it move to keyed refs of @cow.
+ */
+static int update_ref_for_cow(struct btrfs_trans_handle *trans,
+			      struct btrfs_root *root, struct extent_buffer *buf,
+			      struct extent_buffer *cow, bool *last_ref)
+{
+	u64 owner = btrfs_header_owner(eb_header(buf));
+	u64 rid = root->root_key.objectid;
+	u64 refs = 1, flags = 0;
+	int ret;
+
+	*last_ref = false;
+	if (block_can_be_shared(root, buf)) {
+		ret = btrfs_lookup_tree_block_refs(trans->fs_info, buf->start, &refs,
+						   &flags);
+		if (ret == -ENOENT) {
+			btrfs_err(&trans->fs_info->reporter,
+				  "tree block %llu of root %llu has no extent item",
+				  (unsigned long long)buf->start, (unsigned long long)rid);
+			return -EUCLEAN;
+		}
+		if (ret)
+			return ret;
+	}
+	if (refs > 1) {
+		if (owner == rid && !(flags & BTRFS_BLOCK_FLAG_FULL_BACKREF)) {
+			ret = mod_child_refs(trans, buf, true, 1);
+			if (!ret)
+				ret = btrfs_set_tree_block_flags(trans, buf->start,
+						btrfs_eb_level(buf),
+						BTRFS_BLOCK_FLAG_FULL_BACKREF);
+			return ret;
+		}
+		return mod_child_refs(trans, cow, false, 1);
+	}
+	if (flags & BTRFS_BLOCK_FLAG_FULL_BACKREF) {
+		ret = mod_child_refs(trans, cow, false, 1);
+		if (!ret)
+			ret = mod_child_refs(trans, buf, true, -1);
+		if (ret)
+			return ret;
+	} else if (owner != rid && root_is_shareable(root)) {
+		btrfs_err(&trans->fs_info->reporter,
+			  "tree block %llu: owner %llu, reached from root %llu with one reference and no full backref",
+			  (unsigned long long)buf->start, (unsigned long long)owner,
+			  (unsigned long long)rid);
+		return -EUCLEAN;
+	}
+	*last_ref = true;
+	return 0;
 }
 
 static bool block_needs_cow(const struct btrfs_trans_handle *trans,
@@ -369,39 +475,56 @@ int btrfs_cow_block(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 	return ret;
 }
 
-static int cow_block(struct btrfs_trans_handle *trans, struct btrfs_root *root,
-		     struct extent_buffer *buf, struct extent_buffer *parent,
-		     int parent_slot, struct extent_buffer **cow_ret)
+/* a copy of @buf at a new address, owned by @owner, dirty */
+static struct extent_buffer *copy_block(struct btrfs_trans_handle *trans,
+					struct btrfs_root *owner,
+					const struct extent_buffer *buf, int *err)
 {
 	struct btrfs_key first = { 0, 0, 0 };
 	struct extent_buffer *cow;
 	struct btrfs_header *h;
 	u64 flags;
-	int ret;
 
-	if (block_may_be_shared(root, buf)) {
-		btrfs_err(&trans->fs_info->reporter,
-			  "tree block %llu of root %llu may be shared: copy on write of shared blocks is not supported",
-			  (unsigned long long)buf->start,
-			  (unsigned long long)root->root_key.objectid);
-		return -EOPNOTSUPP;
-	}
 	if (btrfs_eb_nritems(buf))
 		leaf_first_key(buf, &first);
-	cow = btrfs_alloc_tree_block(trans, root, btrfs_eb_level(buf), &first, &ret);
+	cow = btrfs_alloc_tree_block(trans, owner, btrfs_eb_level(buf), &first, err);
 	if (!cow)
-		return ret;
+		return NULL;
 	memcpy(cow->data, buf->data, buf->len);
 	h = eb_header(cow);
 	btrfs_set_header_bytenr(h, cow->start);
 	btrfs_set_header_generation(h, trans->transid);
-	btrfs_set_header_owner(h, root->root_key.objectid);
+	btrfs_set_header_owner(h, owner->root_key.objectid);
 	flags = btrfs_header_flags(h);
 	flags &= ~(BTRFS_HEADER_FLAG_WRITTEN | BTRFS_HEADER_FLAG_RELOC |
 		   BTRFS_BACKREF_REV_MASK);
 	flags |= (u64)BTRFS_MIXED_BACKREF_REV << BTRFS_BACKREF_REV_SHIFT;
 	btrfs_set_header_flags(h, flags);
+	return cow;
+}
 
+static int cow_block(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+		     struct extent_buffer *buf, struct extent_buffer *parent,
+		     int parent_slot, struct extent_buffer **cow_ret)
+{
+	struct extent_buffer *cow;
+	bool last_ref;
+	int ret;
+
+	if (root_is_shareable(root) &&
+	    btrfs_header_backref_rev(eb_header(buf)) < BTRFS_MIXED_BACKREF_REV) {
+		btrfs_err(&trans->fs_info->reporter,
+			  "tree block %llu of root %llu uses old back references: not supported",
+			  (unsigned long long)buf->start,
+			  (unsigned long long)root->root_key.objectid);
+		return -EOPNOTSUPP;
+	}
+	cow = copy_block(trans, root, buf, &ret);
+	if (!cow)
+		return ret;
+	ret = update_ref_for_cow(trans, root, buf, cow, &last_ref);
+	if (ret)
+		goto out_free;
 	if (!parent) {
 		root_set_node(trans, root, cow);
 	} else {
@@ -411,12 +534,49 @@ static int cow_block(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 		btrfs_set_key_generation(p, trans->transid);
 		btrfs_mark_buffer_dirty(trans, parent);
 	}
-	ret = btrfs_free_tree_block(trans, root, buf);
-	if (ret) {
-		free_extent_buffer(cow);
-		return ret;
-	}
+	if (last_ref)
+		ret = btrfs_free_tree_block(trans, root, buf);
+	else
+		ret = btrfs_mod_tree_ref(trans, buf->start, btrfs_eb_level(buf),
+					 root->root_key.objectid, 0, -1);
+	if (ret)
+		goto out_free;
 	*cow_ret = cow;
+	return 0;
+out_free:
+	free_extent_buffer(cow);
+	return ret;
+}
+
+int btrfs_snapshot_tree(struct btrfs_trans_handle *trans, struct btrfs_root *src,
+			struct btrfs_root *dst)
+{
+	struct extent_buffer *copy, *old = dst->node;
+	int ret;
+
+	if (!src->node || !old || !root_is_shareable(src) || !root_is_shareable(dst))
+		return -EINVAL;
+	/* blocks changed in this transaction would be shared yet changed in place */
+	if (btrfs_eb_generation(src->node) == trans->transid ||
+	    btrfs_eb_level(old) || btrfs_eb_nritems(old))
+		return -EBUSY;
+	copy = copy_block(trans, dst, src->node, &ret);
+	if (!copy)
+		return ret;
+	ret = mod_child_refs(trans, copy, false, 1);
+	if (!ret) {
+		extent_buffer_get(old);
+		root_set_node(trans, dst, copy);
+		ret = btrfs_free_tree_block(trans, dst, old);
+		free_extent_buffer(old);
+	}
+	free_extent_buffer(copy);
+	if (ret)
+		return ret;
+	btrfs_set_root_last_snapshot(&src->root_item, trans->transid);
+	btrfs_set_root_last_snapshot(&dst->root_item, trans->transid);
+	btrfs_root_mark_dirty(trans->fs_info, src);
+	btrfs_root_mark_dirty(trans->fs_info, dst);
 	return 0;
 }
 
@@ -534,6 +694,112 @@ static int del_ptr(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 
 /* ---- making room for an insert ---- */
 
+/*
+ * Before splitting the full node at @level for an insert, move pointers
+ * to a neighbour with room: half the difference, so both end about as
+ * full.  The path follows the insert position.  0 when the node now has
+ * room for the split below it, 1 when no neighbour could help, <0 error.
+ */
+static bool node_has_room(const struct extent_buffer *node)
+{
+	return btrfs_eb_nritems(node) + 3 < btrfs_max_node_ptrs(node->len);
+}
+
+static int push_node_left(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+			  struct btrfs_path *path, int level)
+{
+	struct extent_buffer *parent = path->nodes[level + 1];
+	struct extent_buffer *node = path->nodes[level];
+	int pslot = path->slots[level + 1];
+	int n = btrfs_eb_nritems(node), ln, k, ret;
+	struct extent_buffer *left, *cow;
+	struct btrfs_key key;
+
+	if (pslot == 0)
+		return 1;
+	left = btrfs_read_node_slot(parent, pslot - 1, &ret);
+	if (!left)
+		return ret;
+	ln = btrfs_eb_nritems(left);
+	k = (n - ln) / 2;
+	if (k < 4) {
+		free_extent_buffer(left);
+		return 1;
+	}
+	ret = btrfs_cow_block(trans, root, left, parent, pslot - 1, &cow);
+	free_extent_buffer(left);
+	if (ret)
+		return ret;
+	node_copy_ptrs(cow, ln, node, 0, k);
+	node_delete_ptrs(node, 0, k);
+	btrfs_node_key_to_cpu(node, &key, 0);
+	fixup_low_keys(path, &key, level + 1);
+	if (path->slots[level] < k) {
+		path->slots[level] += ln;
+		path->slots[level + 1] = pslot - 1;
+		path_set_node(path, level, cow);
+	} else {
+		path->slots[level] -= k;
+		free_extent_buffer(cow);
+	}
+	return 0;
+}
+
+static int push_node_right(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+			   struct btrfs_path *path, int level)
+{
+	struct extent_buffer *parent = path->nodes[level + 1];
+	struct extent_buffer *node = path->nodes[level];
+	int pslot = path->slots[level + 1];
+	int n = btrfs_eb_nritems(node), rn, k, ret;
+	struct extent_buffer *right, *cow;
+	struct btrfs_key key;
+
+	if (pslot + 1 >= (int)btrfs_eb_nritems(parent))
+		return 1;
+	right = btrfs_read_node_slot(parent, pslot + 1, &ret);
+	if (!right)
+		return ret;
+	rn = btrfs_eb_nritems(right);
+	k = (n - rn) / 2;
+	if (k < 4) {
+		free_extent_buffer(right);
+		return 1;
+	}
+	ret = btrfs_cow_block(trans, root, right, parent, pslot + 1, &cow);
+	free_extent_buffer(right);
+	if (ret)
+		return ret;
+	node_copy_ptrs(cow, 0, node, n - k, k);
+	set_nritems(node, n - k);
+	btrfs_node_key_to_cpu(cow, &key, 0);
+	set_node_key(parent, pslot + 1, &key);
+	if (path->slots[level] >= n - k) {
+		path->slots[level] -= n - k;
+		path->slots[level + 1] = pslot + 1;
+		path_set_node(path, level, cow);
+	} else {
+		free_extent_buffer(cow);
+	}
+	return 0;
+}
+
+static int push_node_sideways(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+			      struct btrfs_path *path, int level)
+{
+	int ret;
+
+	if (!path->nodes[level + 1])
+		return 1;
+	ret = push_node_left(trans, root, path, level);
+	if (ret <= 0 && (ret < 0 || node_has_room(path->nodes[level])))
+		return ret;
+	ret = push_node_right(trans, root, path, level);
+	if (ret <= 0 && (ret < 0 || node_has_room(path->nodes[level])))
+		return ret;
+	return 1;
+}
+
 static int split_node(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 		      struct btrfs_path *path, int level)
 {
@@ -541,9 +807,15 @@ static int split_node(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 	struct extent_buffer *split;
 	struct btrfs_key key;
 	u32 nritems = btrfs_eb_nritems(c);
-	u32 mid = (nritems + 1) / 2;
+	u32 mid;
 	int ret;
 
+	ret = push_node_sideways(trans, root, path, level);
+	if (ret <= 0)
+		return ret;
+	c = path->nodes[level];
+	nritems = btrfs_eb_nritems(c);
+	mid = (nritems + 1) / 2;
 	if (!path->nodes[level + 1]) {
 		ret = insert_new_root(trans, root, path, level);
 		if (ret)

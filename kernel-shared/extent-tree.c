@@ -25,6 +25,7 @@ enum dref_action {
 	DREF_ADD_EXTENT,	/* new extent: insert its item with one ref */
 	DREF_ADD_REF,		/* one more data ref on an existing extent */
 	DREF_DROP_REF,		/* one ref less; the extent goes at zero */
+	DREF_SET_FLAGS,		/* or @flags into the extent item's flags */
 };
 
 struct btrfs_delayed_ref {
@@ -39,6 +40,8 @@ struct btrfs_delayed_ref {
 	u64 root;
 	u64 owner;		/* data: inode number */
 	u64 offset;		/* data: file offset */
+	u64 parent;		/* shared ref: the referencing block, else 0 */
+	u64 flags;		/* DREF_SET_FLAGS */
 	u64 generation;
 };
 
@@ -357,6 +360,53 @@ int btrfs_dec_data_ref(struct btrfs_trans_handle *trans, u64 bytenr,
 			      file_offset);
 }
 
+int btrfs_mod_shared_data_ref(struct btrfs_trans_handle *trans, u64 bytenr,
+			      u64 num_bytes, u64 parent, int delta)
+{
+	struct btrfs_delayed_ref ref = { 0 };
+
+	if (!parent || (delta != 1 && delta != -1))
+		return -EINVAL;
+	ref.bytenr = bytenr;
+	ref.num_bytes = num_bytes;
+	ref.action = delta > 0 ? DREF_ADD_REF : DREF_DROP_REF;
+	ref.is_data = true;
+	ref.parent = parent;
+	ref.generation = trans->transid;
+	return queue_ref(trans->fs_info, &ref);
+}
+
+int btrfs_mod_tree_ref(struct btrfs_trans_handle *trans, u64 bytenr, int level,
+		       u64 root, u64 parent, int delta)
+{
+	struct btrfs_delayed_ref ref = { 0 };
+
+	if (delta != 1 && delta != -1)
+		return -EINVAL;
+	ref.bytenr = bytenr;
+	ref.num_bytes = trans->fs_info->nodesize;
+	ref.action = delta > 0 ? DREF_ADD_REF : DREF_DROP_REF;
+	ref.level = level;
+	ref.root = parent ? 0 : root;
+	ref.parent = parent;
+	ref.generation = trans->transid;
+	return queue_ref(trans->fs_info, &ref);
+}
+
+int btrfs_set_tree_block_flags(struct btrfs_trans_handle *trans, u64 bytenr,
+			       int level, u64 flags)
+{
+	struct btrfs_delayed_ref ref = { 0 };
+
+	ref.bytenr = bytenr;
+	ref.num_bytes = trans->fs_info->nodesize;
+	ref.action = DREF_SET_FLAGS;
+	ref.level = level;
+	ref.flags = flags;
+	ref.generation = trans->transid;
+	return queue_ref(trans->fs_info, &ref);
+}
+
 /* ---- extent items ---- */
 
 u64 btrfs_extent_data_ref_hash(u64 root, u64 owner, u64 offset)
@@ -519,6 +569,29 @@ static u32 inline_refs_start(const struct btrfs_path *path)
 	return off;
 }
 
+/*
+ * Back reference kinds: a tree block is referenced by a root (keyed
+ * TREE_BLOCK_REF) or, when its referencing block carries FULL_BACKREF,
+ * by that parent block (SHARED_BLOCK_REF); data likewise by (root, inode,
+ * offset) or by the parent leaf (SHARED_DATA_REF, counted).
+ */
+static u8 ref_type(const struct btrfs_delayed_ref *ref)
+{
+	if (ref->is_data)
+		return ref->parent ? BTRFS_SHARED_DATA_REF_KEY : BTRFS_EXTENT_DATA_REF_KEY;
+	return ref->parent ? BTRFS_SHARED_BLOCK_REF_KEY : BTRFS_TREE_BLOCK_REF_KEY;
+}
+
+/* the order key of @ref among refs of its type */
+static u64 ref_seq(const struct btrfs_delayed_ref *ref)
+{
+	if (ref->parent)
+		return ref->parent;
+	if (ref->is_data)
+		return btrfs_extent_data_ref_hash(ref->root, ref->owner, ref->offset);
+	return ref->root;
+}
+
 /* order key of an inline ref: refs sort by type, then by this, descending */
 static u64 inline_ref_seq(const struct btrfs_extent_inline_ref *iref)
 {
@@ -537,9 +610,8 @@ static bool inline_ref_matches(const struct btrfs_extent_inline_ref *iref,
 {
 	u8 type = btrfs_extent_inline_ref_type(iref);
 
-	if (!ref->is_data)
-		return type == BTRFS_TREE_BLOCK_REF_KEY &&
-		       btrfs_extent_inline_ref_offset(iref) == ref->root;
+	if (type != ref_type(ref))
+		return false;
 	if (type == BTRFS_EXTENT_DATA_REF_KEY) {
 		const struct btrfs_extent_data_ref *d = (const void *)&iref->offset;
 
@@ -547,7 +619,31 @@ static bool inline_ref_matches(const struct btrfs_extent_inline_ref *iref,
 		       btrfs_extent_data_ref_objectid(d) == ref->owner &&
 		       btrfs_extent_data_ref_offset(d) == ref->offset;
 	}
-	return false;
+	return btrfs_extent_inline_ref_offset(iref) == ref_seq(ref);
+}
+
+/* count of a data ref (inline or keyed item body @body of @type) */
+static u32 data_ref_count(const void *body, u8 type)
+{
+	if (type == BTRFS_EXTENT_DATA_REF_KEY)
+		return btrfs_extent_data_ref_count(body);
+	return btrfs_shared_data_ref_count(body);
+}
+
+static void set_data_ref_count(void *body, u8 type, u32 count)
+{
+	if (type == BTRFS_EXTENT_DATA_REF_KEY)
+		btrfs_set_extent_data_ref_count(body, count);
+	else
+		btrfs_set_shared_data_ref_count(body, count);
+}
+
+/* where the count of an inline data ref lives */
+static void *inline_ref_body(struct btrfs_extent_inline_ref *iref)
+{
+	if (btrfs_extent_inline_ref_type(iref) == BTRFS_EXTENT_DATA_REF_KEY)
+		return &iref->offset;
+	return iref + 1;
 }
 
 /*
@@ -561,9 +657,8 @@ static int scan_inline_refs(const struct btrfs_path *path,
 	struct extent_buffer *leaf = path->nodes[0];
 	const u8 *item = btrfs_item_ptr_raw(leaf, path->slots[0]);
 	u32 size = btrfs_item_size(leaf, path->slots[0]);
-	u8 want = ref->is_data ? BTRFS_EXTENT_DATA_REF_KEY : BTRFS_TREE_BLOCK_REF_KEY;
-	u64 want_seq = ref->is_data ?
-		btrfs_extent_data_ref_hash(ref->root, ref->owner, ref->offset) : ref->root;
+	u8 want = ref_type(ref);
+	u64 want_seq = ref_seq(ref);
 	u32 off = inline_refs_start(path);
 
 	*match = 0;
@@ -617,6 +712,10 @@ static int find_keyed_data_ref(struct btrfs_trans_handle *trans,
 			*free_offset = key.offset;
 			return 1;
 		}
+		if (btrfs_item_size(path->nodes[0], path->slots[0]) < sizeof(*d)) {
+			btrfs_release_path(path);
+			return -EUCLEAN;
+		}
 		d = btrfs_item_ptr(path->nodes[0], path->slots[0],
 				   struct btrfs_extent_data_ref);
 		if (btrfs_extent_data_ref_root(d) == ref->root &&
@@ -628,15 +727,85 @@ static int find_keyed_data_ref(struct btrfs_trans_handle *trans,
 	return -EUCLEAN;
 }
 
-/* one more data ref: inline when it fits, else a keyed item */
-static int add_data_ref(struct btrfs_trans_handle *trans,
-			const struct btrfs_delayed_ref *ref)
+/* keyed ref item of @ref: 0 with the path at it, 1 (released) when absent */
+static int find_keyed_ref(struct btrfs_trans_handle *trans,
+			  const struct btrfs_delayed_ref *ref,
+			  struct btrfs_path *path, int ins_len, u64 *key_offset)
+{
+	struct btrfs_key key = { ref->bytenr, ref_type(ref), ref_seq(ref) };
+	int ret;
+
+	if (key.type == BTRFS_EXTENT_DATA_REF_KEY)
+		return find_keyed_data_ref(trans, ref, path, ins_len, key_offset);
+	ret = btrfs_search_slot(trans, btrfs_extent_root(trans->fs_info), &key, path,
+				ins_len, 1);
+	if (ret > 0) {
+		btrfs_release_path(path);
+		*key_offset = key.offset;
+		return 1;
+	}
+	if (!ret && key.type == BTRFS_SHARED_DATA_REF_KEY &&
+	    btrfs_item_size(path->nodes[0], path->slots[0]) <
+	    sizeof(struct btrfs_shared_data_ref)) {
+		btrfs_release_path(path);
+		return -EUCLEAN;
+	}
+	return ret;
+}
+
+static int insert_keyed_ref(struct btrfs_trans_handle *trans,
+			    const struct btrfs_delayed_ref *ref, u64 key_offset)
+{
+	struct btrfs_key key = { ref->bytenr, ref_type(ref), key_offset };
+	struct btrfs_extent_data_ref d;
+	struct btrfs_shared_data_ref s;
+	struct btrfs_root *root = btrfs_extent_root(trans->fs_info);
+
+	if (key.type == BTRFS_EXTENT_DATA_REF_KEY) {
+		fill_data_ref(&d, ref->root, ref->owner, ref->offset, 1);
+		return btrfs_insert_item(trans, root, &key, &d, sizeof(d));
+	}
+	if (key.type == BTRFS_SHARED_DATA_REF_KEY) {
+		btrfs_set_shared_data_ref_count(&s, 1);
+		return btrfs_insert_item(trans, root, &key, &s, sizeof(s));
+	}
+	return btrfs_insert_item(trans, root, &key, NULL, 0);
+}
+
+static void write_inline_ref(u8 *at, const struct btrfs_delayed_ref *ref)
+{
+	struct btrfs_extent_inline_ref *iref = (void *)at;
+	u8 type = ref_type(ref);
+
+	at[0] = type;
+	if (type == BTRFS_EXTENT_DATA_REF_KEY) {
+		fill_data_ref((void *)(at + 1), ref->root, ref->owner, ref->offset, 1);
+		return;
+	}
+	btrfs_set_extent_inline_ref_offset(iref, ref_seq(ref));
+	if (type == BTRFS_SHARED_DATA_REF_KEY)
+		btrfs_set_shared_data_ref_count((void *)(iref + 1), 1);
+}
+
+static int duplicate_ref(struct btrfs_trans_handle *trans,
+			 const struct btrfs_delayed_ref *ref)
+{
+	btrfs_err(&trans->fs_info->reporter,
+		  "tree block %llu: back reference (type %u, %llu) already present",
+		  (unsigned long long)ref->bytenr, ref_type(ref),
+		  (unsigned long long)ref_seq(ref));
+	return -EUCLEAN;
+}
+
+/* one more reference: inline when it fits, else a keyed item */
+static int add_ref(struct btrfs_trans_handle *trans,
+		   const struct btrfs_delayed_ref *ref)
 {
 	struct btrfs_fs_info *fs_info = trans->fs_info;
-	u32 rsize = btrfs_extent_inline_ref_size(BTRFS_EXTENT_DATA_REF_KEY);
+	u32 rsize = btrfs_extent_inline_ref_size(ref_type(ref));
 	struct btrfs_path path;
 	u32 match, insert_at, size;
-	u64 free_offset;
+	u64 key_offset;
 	int ret;
 
 	btrfs_init_path(&path);
@@ -652,21 +821,30 @@ static int add_data_ref(struct btrfs_trans_handle *trans,
 	if (match) {
 		struct btrfs_extent_inline_ref *iref = (void *)((u8 *)
 			btrfs_item_ptr_raw(path.nodes[0], path.slots[0]) + match);
-		struct btrfs_extent_data_ref *d = (void *)&iref->offset;
+		void *body = inline_ref_body(iref);
 
-		btrfs_set_extent_data_ref_count(d, btrfs_extent_data_ref_count(d) + 1);
+		if (!ref->is_data) {
+			ret = duplicate_ref(trans, ref);
+			goto out;
+		}
+		set_data_ref_count(body, ref_type(ref),
+				   data_ref_count(body, ref_type(ref)) + 1);
 		add_extent_refs(&path, 1);
 		goto out;
 	}
 	btrfs_release_path(&path);
-	ret = find_keyed_data_ref(trans, ref, &path, 0, &free_offset);
+	ret = find_keyed_ref(trans, ref, &path, 0, &key_offset);
 	if (ret < 0)
 		goto out;
 	if (ret == 0) {
-		struct btrfs_extent_data_ref *d = btrfs_item_ptr(path.nodes[0], path.slots[0],
-								 struct btrfs_extent_data_ref);
+		void *body = btrfs_item_ptr_raw(path.nodes[0], path.slots[0]);
 
-		btrfs_set_extent_data_ref_count(d, btrfs_extent_data_ref_count(d) + 1);
+		if (!ref->is_data) {
+			ret = duplicate_ref(trans, ref);
+			goto out;
+		}
+		set_data_ref_count(body, ref_type(ref),
+				   data_ref_count(body, ref_type(ref)) + 1);
 	} else if (size + rsize <= max_inline_item_size(fs_info)) {
 		u8 *item;
 
@@ -676,17 +854,11 @@ static int add_data_ref(struct btrfs_trans_handle *trans,
 		btrfs_extend_item(&path, rsize);
 		item = btrfs_item_ptr_raw(path.nodes[0], path.slots[0]);
 		memmove(item + insert_at + rsize, item + insert_at, size - insert_at);
-		item[insert_at] = BTRFS_EXTENT_DATA_REF_KEY;
-		fill_data_ref((void *)(item + insert_at + 1), ref->root, ref->owner,
-			      ref->offset, 1);
+		write_inline_ref(item + insert_at, ref);
 		add_extent_refs(&path, 1);
 		goto out;
 	} else {
-		struct btrfs_key key = { ref->bytenr, BTRFS_EXTENT_DATA_REF_KEY, free_offset };
-		struct btrfs_extent_data_ref d;
-
-		fill_data_ref(&d, ref->root, ref->owner, ref->offset, 1);
-		ret = btrfs_insert_item(trans, btrfs_extent_root(fs_info), &key, &d, sizeof(d));
+		ret = insert_keyed_ref(trans, ref, key_offset);
 		if (ret)
 			goto out;
 	}
@@ -751,12 +923,58 @@ static int drop_whole_extent(struct btrfs_trans_handle *trans,
 	return pin_range(fs_info, ref->bytenr, ref->num_bytes);
 }
 
+/* an inline ref loses one: its count, or the whole ref */
+static void drop_inline_ref(struct btrfs_path *path, const struct btrfs_delayed_ref *ref,
+			    u32 match, u32 size)
+{
+	u8 *item = btrfs_item_ptr_raw(path->nodes[0], path->slots[0]);
+	struct btrfs_extent_inline_ref *iref = (void *)(item + match);
+	u8 type = btrfs_extent_inline_ref_type(iref);
+	u32 rsize = btrfs_extent_inline_ref_size(type);
+
+	add_extent_refs(path, -1);
+	if (ref->is_data) {
+		void *body = inline_ref_body(iref);
+		u32 count = data_ref_count(body, type);
+
+		if (count > 1) {
+			set_data_ref_count(body, type, count - 1);
+			return;
+		}
+	}
+	memmove(item + match, item + match + rsize, size - match - rsize);
+	btrfs_truncate_item(path, size - rsize, 1);
+}
+
+/* a keyed ref loses one (the extent item's count already did) */
+static int drop_keyed_ref(struct btrfs_trans_handle *trans,
+			  const struct btrfs_delayed_ref *ref, struct btrfs_path *path)
+{
+	u64 key_offset;
+	void *body;
+	u32 count;
+	int ret;
+
+	ret = find_keyed_ref(trans, ref, path, -1, &key_offset);
+	if (ret)
+		return ret > 0 ? -ENOENT : ret;
+	if (ref->is_data) {
+		body = btrfs_item_ptr_raw(path->nodes[0], path->slots[0]);
+		count = data_ref_count(body, ref_type(ref));
+		if (count > 1) {
+			set_data_ref_count(body, ref_type(ref), count - 1);
+			return 0;
+		}
+	}
+	return btrfs_del_item(trans, btrfs_extent_root(trans->fs_info), path);
+}
+
 /* one reference less: from an inline ref or a keyed item */
 static int drop_ref(struct btrfs_trans_handle *trans, const struct btrfs_delayed_ref *ref)
 {
 	struct btrfs_path path;
 	u32 match, insert_at, size;
-	u64 free_offset, refs;
+	u64 refs;
 	int ret;
 
 	btrfs_init_path(&path);
@@ -772,61 +990,44 @@ static int drop_ref(struct btrfs_trans_handle *trans, const struct btrfs_delayed
 		goto out;
 	size = btrfs_item_size(path.nodes[0], path.slots[0]);
 	if (refs <= 1) {
-		ret = drop_whole_extent(trans, ref, &path,
-					!match);
+		ret = drop_whole_extent(trans, ref, &path, !match);
 		goto out;
 	}
 	if (match) {
-		u8 *item = btrfs_item_ptr_raw(path.nodes[0], path.slots[0]);
-		struct btrfs_extent_inline_ref *iref = (void *)(item + match);
-		u32 rsize = btrfs_extent_inline_ref_size(btrfs_extent_inline_ref_type(iref));
-
-		add_extent_refs(&path, -1);
-		if (ref->is_data) {
-			struct btrfs_extent_data_ref *d = (void *)&iref->offset;
-			u32 count = btrfs_extent_data_ref_count(d);
-
-			if (count > 1) {
-				btrfs_set_extent_data_ref_count(d, count - 1);
-				goto out;
-			}
-		}
-		memmove(item + match, item + match + rsize, size - match - rsize);
-		btrfs_truncate_item(&path, size - rsize, 1);
+		drop_inline_ref(&path, ref, match, size);
 		goto out;
 	}
 	add_extent_refs(&path, -1);
 	btrfs_release_path(&path);
-	if (ref->is_data) {
-		struct btrfs_extent_data_ref *d;
-		u32 count;
-
-		ret = find_keyed_data_ref(trans, ref, &path, -1, &free_offset);
-		if (ret)
-			goto out_missing;
-		d = btrfs_item_ptr(path.nodes[0], path.slots[0], struct btrfs_extent_data_ref);
-		count = btrfs_extent_data_ref_count(d);
-		if (count > 1)
-			btrfs_set_extent_data_ref_count(d, count - 1);
-		else
-			ret = btrfs_del_item(trans, btrfs_extent_root(trans->fs_info), &path);
-	} else {
-		struct btrfs_key key = { ref->bytenr, BTRFS_TREE_BLOCK_REF_KEY, ref->root };
-
-		ret = btrfs_delete_key(trans, btrfs_extent_root(trans->fs_info), &key);
-		if (ret > 0 || ret == -ENOENT)
-			goto out_missing;
+	ret = drop_keyed_ref(trans, ref, &path);
+	if (ret == -ENOENT) {
+		btrfs_err(&trans->fs_info->reporter,
+			  "extent %llu: no back reference (type %u, %llu)",
+			  (unsigned long long)ref->bytenr, ref_type(ref),
+			  (unsigned long long)ref_seq(ref));
+		ret = -EUCLEAN;
 	}
 out:
 	btrfs_release_path(&path);
 	return ret;
-out_missing:
+}
+
+static int set_flags(struct btrfs_trans_handle *trans, const struct btrfs_delayed_ref *ref)
+{
+	struct btrfs_path path;
+	struct btrfs_extent_item *ei;
+	int ret;
+
+	btrfs_init_path(&path);
+	ret = find_extent_item(trans, ref, &path, 0);
+	if (!ret)
+		ret = check_extent_item_size(trans->fs_info, &path);
+	if (!ret) {
+		ei = btrfs_item_ptr(path.nodes[0], path.slots[0], struct btrfs_extent_item);
+		btrfs_set_extent_flags(ei, btrfs_extent_flags(ei) | ref->flags);
+	}
 	btrfs_release_path(&path);
-	if (ret < 0 && ret != -ENOENT)
-		return ret;
-	btrfs_err(&trans->fs_info->reporter, "extent %llu: no back reference for root %llu",
-		  (unsigned long long)ref->bytenr, (unsigned long long)ref->root);
-	return -EUCLEAN;
+	return ret;
 }
 
 static int run_one_ref(struct btrfs_trans_handle *trans,
@@ -837,9 +1038,11 @@ static int run_one_ref(struct btrfs_trans_handle *trans,
 		return ref->is_data ? insert_data_extent(trans, ref) :
 				      insert_tree_extent(trans, ref);
 	case DREF_ADD_REF:
-		return ref->is_data ? add_data_ref(trans, ref) : -EOPNOTSUPP;
+		return add_ref(trans, ref);
 	case DREF_DROP_REF:
 		return drop_ref(trans, ref);
+	case DREF_SET_FLAGS:
+		return set_flags(trans, ref);
 	}
 	return -EINVAL;
 }
@@ -896,6 +1099,72 @@ int btrfs_lookup_extent_info(struct btrfs_fs_info *fs_info, u64 bytenr,
 out:
 	btrfs_release_path(&path);
 	return ret;
+}
+
+/* the first queued ref for @bytenr, NULL if none */
+static struct btrfs_delayed_ref *first_ref_for(struct btrfs_fs_info *fs_info,
+					       u64 bytenr)
+{
+	struct rb_node *node = wstate(fs_info)->delayed_refs.rb_node;
+	struct btrfs_delayed_ref *found = NULL;
+
+	while (node) {
+		struct btrfs_delayed_ref *cur = rb_entry(node, struct btrfs_delayed_ref, rb);
+
+		if (cur->bytenr >= bytenr) {
+			if (cur->bytenr == bytenr)
+				found = cur;
+			node = node->rb_left;
+		} else {
+			node = node->rb_right;
+		}
+	}
+	return found;
+}
+
+int btrfs_lookup_tree_block_refs(struct btrfs_fs_info *fs_info, u64 bytenr,
+				 u64 *refs, u64 *flags)
+{
+	struct btrfs_delayed_ref *ref;
+	struct rb_node *node;
+	s64 count = 0;
+	bool found;
+	int ret;
+
+	*flags = 0;
+	ret = btrfs_lookup_extent_info(fs_info, bytenr, refs, flags);
+	if (ret && ret != -ENOENT)
+		return ret;
+	found = !ret;
+	if (found)
+		count = (s64)*refs;
+	/* queued changes apply in order, as btrfs_run_delayed_refs() will */
+	for (ref = first_ref_for(fs_info, bytenr); ref; ) {
+		switch (ref->action) {
+		case DREF_ADD_EXTENT:
+			count = 1;
+			*flags = BTRFS_EXTENT_FLAG_TREE_BLOCK;
+			found = true;
+			break;
+		case DREF_ADD_REF:
+			count++;
+			break;
+		case DREF_DROP_REF:
+			count--;
+			break;
+		case DREF_SET_FLAGS:
+			*flags |= ref->flags;
+			break;
+		}
+		node = rb_next(&ref->rb);
+		ref = node ? rb_entry(node, struct btrfs_delayed_ref, rb) : NULL;
+		if (ref && ref->bytenr != bytenr)
+			ref = NULL;
+	}
+	if (!found || count <= 0)
+		return -ENOENT;
+	*refs = (u64)count;
+	return 0;
 }
 
 void btrfs_unpin_extents(struct btrfs_fs_info *fs_info)

@@ -60,6 +60,25 @@ int btrfs_inc_data_ref(struct btrfs_trans_handle *trans, u64 bytenr,
 int btrfs_dec_data_ref(struct btrfs_trans_handle *trans, u64 bytenr,
 		       u64 num_bytes, u64 root, u64 ino, u64 file_offset);
 
+/*
+ * Shared back references (snapshots).  A tree block is referenced by a
+ * root (@parent 0: keyed TREE_BLOCK_REF of @root) or by the block @parent
+ * (SHARED_BLOCK_REF); @delta is +1 or -1.  Dropping a tree block ref
+ * never frees space: the caller frees the block when it drops the last
+ * one (btrfs_free_tree_block).  Data refs by parent leaf are counted
+ * SHARED_DATA_REFs.
+ */
+int btrfs_mod_tree_ref(struct btrfs_trans_handle *trans, u64 bytenr, int level,
+		       u64 root, u64 parent, int delta);
+int btrfs_mod_shared_data_ref(struct btrfs_trans_handle *trans, u64 bytenr,
+			      u64 num_bytes, u64 parent, int delta);
+/* or @flags (BTRFS_BLOCK_FLAG_FULL_BACKREF) into the block's extent item */
+int btrfs_set_tree_block_flags(struct btrfs_trans_handle *trans, u64 bytenr,
+			       int level, u64 flags);
+/* like btrfs_lookup_extent_info(), with the queued changes applied */
+int btrfs_lookup_tree_block_refs(struct btrfs_fs_info *fs_info, u64 bytenr,
+				 u64 *refs, u64 *flags);
+
 /* apply every queued extent tree change; may queue (and then run) more */
 int btrfs_run_delayed_refs(struct btrfs_trans_handle *trans);
 bool btrfs_have_delayed_refs(const struct btrfs_fs_info *fs_info);

@@ -15,6 +15,7 @@
 	X(extent_io_tree) \
 	X(free_space) \
 	X(ctree) \
+	X(ctree_shared) \
 	X(ranges) \
 	X(chunk_map) \
 	X(eb_cache) \
