@@ -198,7 +198,8 @@ mount_workload_check()
 compare_dump_tree()
 {
 	"$GHEE" dump-tree "$1" 2> "$TEST_TMP/ghee.err" | tail -n +2 > "$TEST_TMP/ghee.dump"
-	[ "${PIPESTATUS[0]}" = 0 ] || fail "ghee dump-tree $1 failed"
+	[ "${PIPESTATUS[0]}" = 0 ] ||
+		{ cat "$TEST_TMP/ghee.err" >&2; fail "ghee dump-tree $1 failed"; }
 	[ -s "$TEST_TMP/ghee.err" ] && { cat "$TEST_TMP/ghee.err" >&2; fail "ghee dump-tree $1 complained"; }
 	# (progs' stderr has device scan noise about unrelated loop devices)
 	btrfs inspect-internal dump-tree "$1" 2>/dev/null | tail -n +2 > "$TEST_TMP/progs.dump"
