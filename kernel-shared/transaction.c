@@ -54,8 +54,13 @@ void btrfs_clean_tree_block(struct btrfs_trans_handle *trans,
 	free_extent_buffer(eb);
 }
 
-/* drop the transaction's reference on every dirty buffer, writing none */
-static void drop_dirty_buffers(struct btrfs_fs_info *fs_info)
+/*
+ * Drop the transaction's reference on every dirty buffer and forget the
+ * dirty ranges: after a successful write (@unwritten false) the buffers
+ * stay cached as clean; on abort their contents never reached the disk,
+ * so they are evicted.
+ */
+static void put_dirty_buffers(struct btrfs_fs_info *fs_info, bool unwritten)
 {
 	struct btrfs_write_state *ws = wstate(fs_info);
 	struct extent_state *st;
@@ -70,8 +75,8 @@ static void drop_dirty_buffers(struct btrfs_fs_info *fs_info)
 				continue;
 			if (eb->flags & EXTENT_BUFFER_DIRTY) {
 				eb->flags &= ~EXTENT_BUFFER_DIRTY;
-				/* its contents never reached the disk */
-				extent_buffer_evict(eb);
+				if (unwritten)
+					extent_buffer_evict(eb);
 				free_extent_buffer(eb);
 			}
 			free_extent_buffer(eb);
@@ -108,29 +113,6 @@ static int write_dirty_buffers(struct btrfs_fs_info *fs_info)
 	return 0;
 }
 
-/* after a successful write: the buffers are clean, the references go */
-static void release_written_buffers(struct btrfs_fs_info *fs_info)
-{
-	struct btrfs_write_state *ws = wstate(fs_info);
-	struct extent_state *st;
-
-	extent_io_tree_for_each(st, &ws->dirty) {
-		u64 start;
-
-		for (start = st->start; start <= st->end; start += fs_info->nodesize) {
-			struct extent_buffer *eb = find_extent_buffer(fs_info, start);
-
-			if (!eb)
-				continue;
-			if (eb->flags & EXTENT_BUFFER_DIRTY) {
-				eb->flags &= ~EXTENT_BUFFER_DIRTY;
-				free_extent_buffer(eb);
-			}
-			free_extent_buffer(eb);
-		}
-	}
-	extent_io_tree_release(&ws->dirty);
-}
 
 /* ---- roots ---- */
 
@@ -327,7 +309,7 @@ static void write_state_teardown(struct btrfs_fs_info *fs_info)
 
 	if (!ws)
 		return;
-	drop_dirty_buffers(fs_info);
+	put_dirty_buffers(fs_info, true);
 	extent_io_tree_release(&ws->pinned);
 	btrfs_destroy_delayed_refs(fs_info);
 	btrfs_free_pending_chunks(fs_info);
@@ -575,7 +557,7 @@ void btrfs_abort_transaction(struct btrfs_trans_handle *trans, int error)
 
 	if (ws) {
 		ws->error = error ? error : -EIO;
-		drop_dirty_buffers(fs_info);
+		put_dirty_buffers(fs_info, true);
 		btrfs_destroy_delayed_refs(fs_info);
 	}
 	end_transaction(trans);
@@ -756,7 +738,7 @@ int btrfs_commit_transaction(struct btrfs_trans_handle *trans)
 	ret = btrfs_write_all_supers(fs_info);
 	if (ret)
 		goto fail;
-	release_written_buffers(fs_info);
+	put_dirty_buffers(fs_info, false);
 	btrfs_unpin_extents(fs_info);
 	ws->last_committed = trans->transid;
 	fs_info->generation = trans->transid;
