@@ -141,4 +141,18 @@ bool free_space_iter_next(struct free_space_iter *it, u64 *start, u64 *len);
 struct btrfs_free_space *free_space_first_entry(const struct btrfs_free_space_ctl *ctl);
 struct btrfs_free_space *free_space_next_entry(const struct btrfs_free_space *entry);
 
+/*
+ * The on-disk v1 free space cache (free-space-cache-v1.c), written at
+ * commit when the free space tree is off (not while a filesystem is
+ * being created: mkfs writes none, like mkfs.btrfs).  Every block group
+ * of 100 MiB or more (or with a cache already) gets a fresh cache file;
+ * @settle settles the metadata after the cache items changed.  *@valid: every cache describes the free space after
+ * this commit, so the superblock's cache_generation may be the
+ * transaction's; false: leave it at -1.
+ */
+struct btrfs_trans_handle;
+int btrfs_write_v1_space_caches(struct btrfs_trans_handle *trans,
+				int (*settle)(struct btrfs_trans_handle *trans),
+				bool *valid);
+
 #endif

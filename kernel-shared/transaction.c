@@ -12,6 +12,7 @@
 #include "block-group.h"
 #include "chunk-alloc.h"
 #include "free-space-tree.h"
+#include "free-space-cache.h"
 #include "write-io.h"
 
 /* commit passes before giving up on metadata that keeps changing */
@@ -709,6 +710,7 @@ int btrfs_commit_transaction(struct btrfs_trans_handle *trans)
 {
 	struct btrfs_fs_info *fs_info = trans->fs_info;
 	struct btrfs_write_state *ws = wstate(fs_info);
+	bool v1_valid = false;
 	int ret;
 
 	if (trans->aborted || ws->error) {
@@ -724,11 +726,20 @@ int btrfs_commit_transaction(struct btrfs_trans_handle *trans)
 	ret = cow_tree_root(trans);
 	if (!ret)
 		ret = settle_metadata(trans);
+	/*
+	 * Free space tree off: write the v1 space cache of every block group
+	 * (free-space-cache-v1.c); it settles the metadata again itself.
+	 */
+	if (!ret)
+		ret = btrfs_write_v1_space_caches(trans, settle_metadata, &v1_valid);
 	if (ret)
 		goto fail;
 	ret = update_super(trans);
 	if (ret)
 		goto fail;
+	/* update_super() invalidated every v1 cache; these are good */
+	if (v1_valid)
+		btrfs_set_super_cache_generation(&fs_info->super_copy, trans->transid);
 	ret = write_dirty_buffers(fs_info);
 	if (ret)
 		goto fail;

@@ -9,7 +9,8 @@
  *
  *   1. settles the metadata: pending chunks, extent items and back
  *      references, block group items, the free space tree, device items
- *      and root items, repeated until a pass changes nothing;
+ *      and root items, repeated until a pass changes nothing; with the
+ *      free space tree off, writes the v1 space caches and settles again;
  *   2. writes every dirty block to every copy;
  *   3. flushes every device;
  *   4. writes the superblock mirrors (copies 1 and 2) of every device,

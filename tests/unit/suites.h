@@ -21,7 +21,8 @@
 	X(eb_cache) \
 	X(tree_checker) \
 	X(alloc) \
-	X(check_extents)
+	X(check_extents) \
+	X(v1_cache)
 
 #define GHEE_DECLARE_SUITE(name) Suite *name##_suite(void);
 GHEE_UNIT_SUITES(GHEE_DECLARE_SUITE)
