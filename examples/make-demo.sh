@@ -1,7 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # How examples/demo.img.xz was made: a 128 MiB btrfs filesystem created by
-# mkfs.btrfs --rootdir from a few small files.  Needs btrfs-progs, attr, xz.
+# mkfs.btrfs --rootdir from a few small files.  mkfs.btrfs 6.2 leaves the
+# free space entries of its temporary chunks behind when it builds a free
+# space tree, so the tree is left out and the kernel builds a clean one at
+# the first mount.  Needs root, loop devices, kernel btrfs, btrfs-progs,
+# attr, xz.
 # usage: examples/make-demo.sh OUT.img.xz
 set -euo pipefail
 
@@ -21,7 +25,10 @@ setfattr -n user.comment -v "an xattr" "$root/README"
 find "$root" -exec touch -h -d '2024-01-01 00:00:00 UTC' {} +
 
 truncate -s 128M "$work/demo.img"
-mkfs.btrfs -q -f -L ghee-demo --rootdir "$root" "$work/demo.img"
+mkfs.btrfs -q -f -L ghee-demo -R ^free-space-tree --rootdir "$root" "$work/demo.img"
+mkdir "$work/mnt"
+mount -o loop,space_cache=v2 "$work/demo.img" "$work/mnt"
+umount "$work/mnt"
 btrfs check --readonly "$work/demo.img"
 xz -9e -T1 -c "$work/demo.img" > "$out"
 ls -l "$out"
