@@ -9,6 +9,8 @@ void range_list_init(struct range_list *l)
 	l->alloc = 0;
 	l->unsorted = false;
 	l->oom = false;
+	l->overlap = false;
+	l->added = 0;
 }
 
 void range_list_release(struct range_list *l)
@@ -23,10 +25,13 @@ void range_list_add(struct range_list *l, uint64_t start, uint64_t len)
 
 	if (!len || end < start)
 		return;
+	l->added += len;
 	if (l->nr) {
 		struct range *last = &l->r[l->nr - 1];
 
 		if (start >= last->start && start <= last->end) {
+			if (start < last->end)
+				l->overlap = true;
 			if (end > last->end)
 				last->end = end;
 			return;
@@ -68,6 +73,8 @@ void range_list_normalize(struct range_list *l)
 	qsort(l->r, l->nr, sizeof(*l->r), cmp_range);
 	for (i = 0; i < l->nr; i++) {
 		if (out && l->r[i].start <= l->r[out - 1].end) {
+			if (l->r[i].start < l->r[out - 1].end)
+				l->overlap = true;
 			if (l->r[i].end > l->r[out - 1].end)
 				l->r[out - 1].end = l->r[i].end;
 			continue;

@@ -23,6 +23,8 @@ struct range_list {
 	size_t alloc;
 	bool unsorted;
 	bool oom;		/* an append failed: answers may be incomplete */
+	bool overlap;		/* two added ranges shared bytes (not just touched) */
+	uint64_t added;		/* bytes added, shared bytes counted each time */
 };
 
 void range_list_init(struct range_list *l);

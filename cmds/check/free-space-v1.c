@@ -23,6 +23,7 @@
 #include "shared.h"
 #include "iter.h"
 #include "crc32c.h"
+#include "lib/ranges.h"
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/volumes.h"
 
@@ -37,65 +38,6 @@ struct cache_header {
 	u64 entries;
 	u64 bitmaps;
 };
-
-struct range {
-	u64 start;
-	u64 end;
-};
-
-struct range_list {
-	struct range *r;
-	size_t nr;
-	size_t alloc;
-};
-
-static int range_add(struct range_list *l, u64 start, u64 end)
-{
-	if (l->nr == l->alloc) {
-		size_t n = l->alloc ? l->alloc * 2 : 64;
-		struct range *p = realloc(l->r, n * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		l->r = p;
-		l->alloc = n;
-	}
-	l->r[l->nr].start = start;
-	l->r[l->nr].end = end;
-	l->nr++;
-	return 0;
-}
-
-static int range_cmp(const void *x, const void *y)
-{
-	const struct range *a = x, *b = y;
-
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	return 0;
-}
-
-/* sort and merge touching ranges; true when some overlapped */
-static bool range_normalize(struct range_list *l)
-{
-	bool overlap = false;
-	size_t i, n = 0;
-
-	if (!l->nr)
-		return false;
-	qsort(l->r, l->nr, sizeof(*l->r), range_cmp);
-	for (i = 1; i < l->nr; i++) {
-		if (l->r[i].start <= l->r[n].end) {
-			overlap |= l->r[i].start < l->r[n].end;
-			if (l->r[i].end > l->r[n].end)
-				l->r[n].end = l->r[i].end;
-		} else {
-			l->r[++n] = l->r[i];
-		}
-	}
-	l->nr = n + 1;
-	return overlap;
-}
 
 static void cache_problem(struct check_ctx *ctx, u64 bg_start, const char *detail)
 {
@@ -251,12 +193,11 @@ static const u8 *next_bitmap(struct cache_reader *r)
 	return p;
 }
 
-static int add_bitmap_runs(struct range_list *l, const u8 *bm, u64 start, u32 unit)
+static void add_bitmap_runs(struct range_list *l, const u8 *bm, u64 start, u32 unit)
 {
 	u32 bit = 0, first;
-	int ret = 0;
 
-	while (bit < CACHE_PAGE * 8 && !ret) {
+	while (bit < CACHE_PAGE * 8) {
 		if (!(bm[bit / 8] & (1U << (bit % 8)))) {
 			bit++;
 			continue;
@@ -264,9 +205,8 @@ static int add_bitmap_runs(struct range_list *l, const u8 *bm, u64 start, u32 un
 		first = bit;
 		while (bit < CACHE_PAGE * 8 && (bm[bit / 8] & (1U << (bit % 8))))
 			bit++;
-		ret = range_add(l, start + (u64)first * unit, start + (u64)bit * unit);
+		range_list_add(l, start + (u64)first * unit, (u64)(bit - first) * unit);
 	}
-	return ret;
 }
 
 /*
@@ -314,9 +254,8 @@ static int decode_cache(struct check_ctx *ctx, const struct cache_header *h,
 		if (e->type == BTRFS_FREE_SPACE_BITMAP)
 			bitmaps[nr_bitmaps++] = get_unaligned_le64(&e->offset);
 		else
-			ret = range_add(l, get_unaligned_le64(&e->offset),
-					get_unaligned_le64(&e->offset) +
-					get_unaligned_le64(&e->bytes));
+			range_list_add(l, get_unaligned_le64(&e->offset),
+				       get_unaligned_le64(&e->bytes));
 	}
 	for (i = 0; i < nr_bitmaps && !ret; i++) {
 		const u8 *bm = next_bitmap(&r);
@@ -327,20 +266,12 @@ static int decode_cache(struct check_ctx *ctx, const struct cache_header *h,
 			ret = 1;
 			break;
 		}
-		ret = add_bitmap_runs(l, bm, bitmaps[i], ctx->fs_info->sectorsize);
+		add_bitmap_runs(l, bm, bitmaps[i], ctx->fs_info->sectorsize);
 	}
 	free(bitmaps);
+	if (!ret && l->oom)
+		ret = -ENOMEM;
 	return ret;
-}
-
-static u64 range_total(const struct range_list *l)
-{
-	u64 total = 0;
-	size_t i;
-
-	for (i = 0; i < l->nr; i++)
-		total += l->r[i].end - l->r[i].start;
-	return total;
 }
 
 static const struct check_block_group *find_block_group(const struct check_shared *shared,
@@ -374,9 +305,11 @@ static void compare_cache(struct check_ctx *ctx, struct free_space_ext *ext,
 	free_space_ext_begin(ext, bg, true);
 	for (i = 0; i < ext->nr_excl; i++)
 		super += ext->excl[i][1] - ext->excl[i][0];
-	if (bg->used > bg->length || range_total(l) != bg->length - bg->used - super)
+	/* entries summed as the kernel sums them: overlaps count twice */
+	if (bg->used > bg->length || l->added != bg->length - bg->used - super)
 		return;		/* the kernel would discard it and rebuild */
-	if (range_normalize(l))
+	range_list_normalize(l);
+	if (l->overlap)
 		cache_problem(ctx, bg->start, "free space entries overlap");
 	have_b = true;
 	while (have_a || have_b) {
@@ -402,7 +335,7 @@ static int check_one_cache(struct check_ctx *ctx, struct free_space_ext *ext,
 {
 	const struct check_block_group *bg = find_block_group(ctx->shared, h->bg_start);
 	struct btrfs_inode_item inode;
-	struct range_list l = { 0 };
+	struct range_list l;
 	char why[200];
 	u64 size;
 	u8 *buf;
@@ -431,11 +364,12 @@ static int check_one_cache(struct check_ctx *ctx, struct free_space_ext *ext,
 	buf = read_cache_file(ctx, h->ino, size);
 	if (!buf)
 		return 0;
+	range_list_init(&l);
 	ret = decode_cache(ctx, h, buf, size, &l, why, sizeof(why));
 	if (ret == 0)
 		compare_cache(ctx, ext, bg, &l);
 	ret = ret < 0 ? ret : 0;
-	free(l.r);
+	range_list_release(&l);
 	free(buf);
 	return ret;
 }

@@ -280,6 +280,36 @@ START_TEST(test_subtract)
 }
 END_TEST
 
+/* overlap (shared bytes, not mere touching) and the raw byte count, in either order */
+START_TEST(test_overlap_and_added)
+{
+	struct range_list l;
+
+	range_list_init(&l);
+	range_list_add(&l, 0, 10);
+	range_list_add(&l, 10, 5);	/* touches */
+	range_list_add(&l, 40, 10);
+	range_list_add(&l, 20, 10);	/* out of order, no overlap */
+	range_list_normalize(&l);
+	REQUIRE(!l.overlap);
+	REQUIRE_UINT(l.added, ==, 35);
+	REQUIRE_UINT(range_list_total(&l), ==, 35);
+	range_list_add(&l, 45, 10);	/* shares 45..50 with the last */
+	REQUIRE(l.overlap);
+	range_list_release(&l);
+
+	range_list_init(&l);
+	range_list_add(&l, 100, 50);
+	range_list_add(&l, 10, 5);
+	range_list_add(&l, 120, 1);	/* inside the first, found on normalize */
+	range_list_normalize(&l);
+	REQUIRE(l.overlap);
+	REQUIRE_UINT(l.added, ==, 56);
+	REQUIRE_UINT(range_list_total(&l), ==, 55);
+	range_list_release(&l);
+}
+END_TEST
+
 START_TEST(test_edges)
 {
 	struct range_list l;
@@ -326,6 +356,7 @@ Suite *ranges_suite(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_edges);
+	tcase_add_test(tc, test_overlap_and_added);
 	tcase_add_loop_test(tc, test_ascending, 0, 4);
 	tcase_add_loop_test(tc, test_random_order, 0, 4);
 	tcase_add_loop_test(tc, test_mixed_order, 0, 4);
