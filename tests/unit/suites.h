@@ -8,6 +8,7 @@
 #define GHEE_UNIT_SUITES_H
 
 #include <check.h>
+#include <stdint.h>
 
 #define GHEE_UNIT_SUITES(X) \
 	X(csum) \
@@ -50,5 +51,17 @@ GHEE_UNIT_SUITES(GHEE_DECLARE_SUITE)
 		ck_abort_msg("assertion '%s %s %s' failed: %llu vs %llu", \
 			     #a, #op, #b, a_, b_);			\
 } while (0)
+
+/* xorshift64: cheap deterministic randomness, so a failing seed reproduces */
+static inline uint64_t test_rand(uint64_t *state)
+{
+	uint64_t x = *state;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	*state = x;
+	return x;
+}
 
 #endif

@@ -14,17 +14,6 @@
 #include "cmds/check/extent-tally.h"
 #include "cmds/check/extent-refs.h"
 
-static uint64_t next_rand(uint64_t *state)
-{
-	uint64_t x = *state;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	*state = x;
-	return x;
-}
-
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -43,7 +32,7 @@ START_TEST(test_block_set_model)
 	ck_assert_ptr_nonnull(vals);
 	for (i = 0; i < N; i++) {
 		/* sector-aligned, many duplicates, and 0 once in a while */
-		vals[i] = (next_rand(&state) % 5000) * 4096;
+		vals[i] = (test_rand(&state) % 5000) * 4096;
 		ck_assert_int_ge(block_set_add(set, vals[i]), 0);
 		ck_assert(block_set_has(set, vals[i]));
 	}
@@ -75,7 +64,7 @@ START_TEST(test_tally_model)
 	ck_assert_ptr_nonnull(t);
 	tally_reserve(t, 100);	/* too small on purpose: it must grow */
 	for (i = 0; i < N; i++) {
-		uint64_t k = next_rand(&state) % EXTENTS;
+		uint64_t k = test_rand(&state) % EXTENTS;
 
 		e = tally_insert(t, (k + 1) * 16384);
 		ck_assert_ptr_nonnull(e);

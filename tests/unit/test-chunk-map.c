@@ -36,20 +36,9 @@
 #define DEV_SIZE	(8ULL << 20)
 #define NR_DEVS		8
 
-static u64 rnd(u64 *state)
-{
-	u64 x = *state;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	*state = x;
-	return x;
-}
-
 static u64 rnd_below(u64 *state, u64 n)
 {
-	return (rnd(state) >> 7) % n;
+	return (test_rand(state) >> 7) % n;
 }
 
 static u64 seed_state(u64 seed)

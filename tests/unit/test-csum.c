@@ -12,25 +12,13 @@
 #include "csum.h"
 #include "crc32c.h"
 
-/* xorshift64: deterministic filler so failures reproduce */
-static uint64_t next_rand(uint64_t *state)
-{
-	uint64_t x = *state;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	*state = x;
-	return x;
-}
-
 static void fill_random(uint8_t *buf, size_t len, uint64_t seed)
 {
 	uint64_t state = seed | 1;
 	size_t i;
 
 	for (i = 0; i < len; i++)
-		buf[i] = (uint8_t)(next_rand(&state) >> 32);
+		buf[i] = (uint8_t)(test_rand(&state) >> 32);
 }
 
 static void hex_to_bytes(const char *hex, uint8_t *out, size_t len)

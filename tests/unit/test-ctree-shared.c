@@ -49,10 +49,7 @@ struct sh {
 
 static u64 rnd(struct sh *s)
 {
-	s->rand ^= s->rand << 13;
-	s->rand ^= s->rand >> 7;
-	s->rand ^= s->rand << 17;
-	return s->rand;
+	return test_rand(&s->rand);
 }
 
 static u64 rnd_below(struct sh *s, u64 n)

@@ -52,13 +52,7 @@ struct ct {
 
 static u64 rnd(struct model *m)
 {
-	u64 x = m->rand;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	m->rand = x;
-	return x;
+	return test_rand(&m->rand);
 }
 
 static u64 rnd_below(struct model *m, u64 n)

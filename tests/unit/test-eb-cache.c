@@ -31,20 +31,9 @@
 #define MAX_HANDLES	48
 #define INITIAL_BUCKETS	1024
 
-static u64 rnd(u64 *state)
-{
-	u64 x = *state;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	*state = x;
-	return x;
-}
-
 static u32 rnd_below(u64 *state, u32 n)
 {
-	return (u32)((rnd(state) >> 11) % n);
+	return (u32)((test_rand(state) >> 11) % n);
 }
 
 /* one buffer the cache made, as the model sees it */
@@ -495,7 +484,7 @@ START_TEST(test_hash_growth)
 		if (_i == 0)
 			starts[i] = (u64)NODESIZE * (i + 1);
 		else if (_i == 1)
-			starts[i] = (rnd(&state) & ~(u64)(NODESIZE - 1)) | ((u64)i << 12);
+			starts[i] = (test_rand(&state) & ~(u64)(NODESIZE - 1)) | ((u64)i << 12);
 		else
 			starts[i] = ((u64)i << 32) | (u64)NODESIZE * (i & 7);
 		ebs[i] = alloc_extent_buffer(fs, starts[i]);

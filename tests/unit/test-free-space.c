@@ -32,13 +32,7 @@ struct fs_model {
 
 static uint64_t rnd(struct fs_model *m)
 {
-	uint64_t x = m->rand;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	m->rand = x;
-	return x;
+	return test_rand(&m->rand);
 }
 
 static u64 rnd_below(struct fs_model *m, u64 n)

@@ -27,20 +27,9 @@ struct rl_model {
 	uint64_t rand;
 };
 
-static uint64_t rnd(uint64_t *state)
-{
-	uint64_t x = *state;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	*state = x;
-	return x;
-}
-
 static unsigned int rnd_below(uint64_t *state, unsigned int n)
 {
-	return (unsigned int)((rnd(state) >> 11) % n);
+	return (unsigned int)((test_rand(state) >> 11) % n);
 }
 
 /* a random [*s, *s + *len) inside the universe, mostly short */

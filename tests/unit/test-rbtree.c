@@ -32,13 +32,7 @@ struct model {
 
 static uint64_t rnd(struct model *m)
 {
-	uint64_t x = m->rand;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	m->rand = x;
-	return x;
+	return test_rand(&m->rand);
 }
 
 static unsigned int rnd_below(struct model *m, unsigned int n)

@@ -39,20 +39,9 @@
 #define MAX_PTRS	(DATA_SIZE / PTR_SZ)
 #define ITEM_MAX_DATA	1024
 
-static u64 rnd(u64 *state)
-{
-	u64 x = *state;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	*state = x;
-	return x;
-}
-
 static u64 rnd_below(u64 *state, u64 n)
 {
-	return (rnd(state) >> 7) % n;
+	return (test_rand(state) >> 7) % n;
 }
 
 /* mostly small numbers, sometimes anything up to @max */
@@ -201,8 +190,8 @@ static void random_keys(u64 *state, struct titem *items, int nr)
 
 		do {
 			k.objectid = 256 + rnd_below(state, 64);
-			k.type = (u8)(rnd_below(state, 4) ? 48 + rnd_below(state, 3) : rnd(state));
-			k.offset = rnd_below(state, 2) ? rnd_below(state, 8) : rnd(state);
+			k.type = (u8)(rnd_below(state, 4) ? 48 + rnd_below(state, 3) : test_rand(state));
+			k.offset = rnd_below(state, 2) ? rnd_below(state, 8) : test_rand(state);
 			dup = false;
 			for (j = 0; j < i; j++) {
 				if (!btrfs_comp_cpu_keys(&items[j].key, &k))
@@ -235,7 +224,7 @@ static int random_layout_items(u64 *state, struct titem *items)
 		}
 		items[nr].size = size;
 		for (u32 b = 0; b < size; b++)
-			items[nr].data[b] = (u8)rnd(state);
+			items[nr].data[b] = (u8)test_rand(state);
 		used += ITEM_SZ + size;
 		nr++;
 	}
@@ -772,7 +761,7 @@ static void gen_inode(struct gen *g, struct titem *it, int bad)
 	it->key.type = BTRFS_INODE_ITEM_KEY;
 	it->key.offset = 0;
 	for (k = 0; k < sizeof(ii); k++)
-		((u8 *)&ii)[k] = (u8)rnd(g->state);
+		((u8 *)&ii)[k] = (u8)test_rand(g->state);
 	put_bytes(it, &ii, sizeof(ii));
 	if (bad == 1) {
 		it->size = bad_sizes[rnd_below(g->state, 6)];
@@ -939,7 +928,7 @@ static void gen_extent(struct gen *g, struct titem *it, enum item_kind kind, int
 		ref_size = btrfs_extent_inline_ref_size(type);
 		REQUIRE_UINT(ref_size, >, 0);
 		for (u32 b = 0; b < ref_size; b++)
-			buf[b] = (u8)rnd(g->state);
+			buf[b] = (u8)test_rand(g->state);
 		buf[0] = type;
 		ref_at[k] = it->size;
 		put_bytes(it, buf, ref_size);

@@ -31,6 +31,7 @@ header checksum, so the damage reaches the checks behind the checksum.
 TREE is a tree id (1 root, 2 extent, 5 fs, 10 free space, ...).  Exit 0 on
 success, 1 when the item is not found or the image is not supported.
 """
+import os
 import struct
 import sys
 
@@ -39,25 +40,9 @@ CHUNK_ITEM = 228
 ROOT_ITEM = 132
 
 
-def _crc32c_table():
-    poly = 0x82F63B78
-    table = []
-    for i in range(256):
-        c = i
-        for _ in range(8):
-            c = (c >> 1) ^ poly if c & 1 else c >> 1
-        table.append(c)
-    return table
-
-
-CRC_TABLE = _crc32c_table()
-
-
-def crc32c(data):
-    crc = 0xFFFFFFFF
-    for b in data:
-        crc = CRC_TABLE[(crc ^ b) & 0xFF] ^ (crc >> 8)
-    return crc ^ 0xFFFFFFFF
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "pylib"))
+from btrfs_crc import crc32c  # noqa: E402
 
 
 class Image:

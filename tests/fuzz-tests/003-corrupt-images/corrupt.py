@@ -8,24 +8,14 @@ item headers or item data), and for most of them the header checksum is
 recomputed so that the damage gets past checksum verification and reaches
 the structure and item parsers.
 """
+import os
 import random
 import struct
 import sys
 
-POLY = 0x82F63B78
-TABLE = []
-for i in range(256):
-    c = i
-    for _ in range(8):
-        c = (c >> 1) ^ POLY if c & 1 else c >> 1
-    TABLE.append(c)
-
-
-def crc32c(data):
-    crc = 0xFFFFFFFF
-    for b in data:
-        crc = TABLE[(crc ^ b) & 0xFF] ^ (crc >> 8)
-    return crc ^ 0xFFFFFFFF
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "pylib"))
+from btrfs_crc import crc32c  # noqa: E402
 
 
 def main():

@@ -12,6 +12,7 @@ is one of
 The checksum is recomputed afterwards (crc32c, sha256, blake2b; xxhash64
 and unknown types are left alone) unless --no-csum is given.
 """
+import os
 import hashlib
 import struct
 import sys
@@ -37,17 +38,9 @@ FIELDS = {
 }
 
 
-def crc32c(data):
-    table = []
-    for i in range(256):
-        c = i
-        for _ in range(8):
-            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
-        table.append(c)
-    crc = 0xFFFFFFFF
-    for b in data:
-        crc = table[(crc ^ b) & 0xFF] ^ (crc >> 8)
-    return crc ^ 0xFFFFFFFF
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "pylib"))
+from btrfs_crc import crc32c  # noqa: E402
 
 
 def digest(csum_type, data):

@@ -15,24 +15,13 @@ The leaf keeps the header of the block it replaces (fsid, bytenr, owner,
 generation), gets a valid layout (sorted keys, packed data) and a correct
 crc32c checksum.
 """
+import os
 import struct
 import sys
 
-# ---- crc32c ----
-_T = []
-for i in range(256):
-    c = i
-    for _ in range(8):
-        c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
-    _T.append(c)
-
-
-def crc32c(data):
-    c = 0xFFFFFFFF
-    t = _T
-    for b in data:
-        c = t[(c ^ b) & 0xFF] ^ (c >> 8)
-    return c ^ 0xFFFFFFFF
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "pylib"))
+from btrfs_crc import crc32c  # noqa: E402
 
 
 U64 = 0xFFFFFFFFFFFFFFFF
