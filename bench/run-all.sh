@@ -18,7 +18,7 @@ set -u
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BENCHES="bench-extent-io-trim bench-free-space-relink bench-merge-before-insert
-bench-path-stack bench-contiguous-eb"
+bench-path-stack bench-contiguous-eb bench-crc32c-lanes"
 RUN_SCRIPTS=0
 BUILDDIR=
 TMPBUILD=

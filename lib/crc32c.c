@@ -89,6 +89,104 @@ bool crc32c_accel_available(void)
 	return __builtin_cpu_supports("sse4.2");
 }
 
+#ifdef __x86_64__
+/*
+ * The crc32 instruction has a latency of about three cycles but can
+ * start one per cycle, so one dependent chain leaves it two thirds idle.
+ * Long inputs are cut into rounds of three lanes of CRC32C_LANE bytes
+ * whose registers advance side by side, the last two from zero.  The CRC
+ * register is linear: feeding n more bytes into register r gives
+ * shift_n(r) xor (the same bytes fed into zero), where shift_n(r) is r
+ * followed by n zero bytes.  So a round's result is
+ * shift_2L(a) ^ shift_L(b) ^ c, and shift_n, itself linear, is four
+ * byte-indexed tables built once from the 32 single-bit registers.
+ */
+#define CRC32C_LANE	1024
+
+struct crc32c_shift {
+	uint32_t t[4][256];
+};
+
+static struct crc32c_shift crc32c_shift_lane;	/* by CRC32C_LANE bytes */
+static struct crc32c_shift crc32c_shift_2lane;	/* by 2 * CRC32C_LANE bytes */
+static pthread_once_t crc32c_shift_once = PTHREAD_ONCE_INIT;
+
+__attribute__((target("sse4.2")))
+static uint32_t crc32c_zeros(uint32_t crc, size_t len)
+{
+	uint64_t crc64 = crc;
+
+	for (; len >= 8; len -= 8)
+		crc64 = _mm_crc32_u64(crc64, 0);
+	return (uint32_t)crc64;
+}
+
+static void crc32c_build_shift(struct crc32c_shift *sh, size_t len)
+{
+	uint32_t bit[32];
+	int i, k, b;
+
+	for (i = 0; i < 32; i++)
+		bit[i] = crc32c_zeros(1U << i, len);
+	for (k = 0; k < 4; k++) {
+		for (i = 0; i < 256; i++) {
+			uint32_t v = 0;
+
+			for (b = 0; b < 8; b++) {
+				if (i & (1 << b))
+					v ^= bit[8 * k + b];
+			}
+			sh->t[k][i] = v;
+		}
+	}
+}
+
+static void crc32c_build_shifts(void)
+{
+	crc32c_build_shift(&crc32c_shift_lane, CRC32C_LANE);
+	crc32c_build_shift(&crc32c_shift_2lane, 2 * CRC32C_LANE);
+}
+
+static inline uint32_t crc32c_shift(const struct crc32c_shift *sh, uint32_t crc)
+{
+	return sh->t[0][crc & 0xff] ^ sh->t[1][(crc >> 8) & 0xff] ^
+	       sh->t[2][(crc >> 16) & 0xff] ^ sh->t[3][crc >> 24];
+}
+
+static inline uint64_t load_u64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+__attribute__((target("sse4.2")))
+static uint32_t crc32c_three_lanes(uint32_t crc, const uint8_t **pp, size_t *lenp)
+{
+	const uint8_t *p = *pp;
+	size_t len = *lenp, i;
+
+	pthread_once(&crc32c_shift_once, crc32c_build_shifts);
+	while (len >= 3 * CRC32C_LANE) {
+		uint64_t a = crc, b = 0, c = 0;
+
+		for (i = 0; i < CRC32C_LANE; i += 8) {
+			a = _mm_crc32_u64(a, load_u64(p + i));
+			b = _mm_crc32_u64(b, load_u64(p + CRC32C_LANE + i));
+			c = _mm_crc32_u64(c, load_u64(p + 2 * CRC32C_LANE + i));
+		}
+		crc = crc32c_shift(&crc32c_shift_2lane, (uint32_t)a) ^
+		      crc32c_shift(&crc32c_shift_lane, (uint32_t)b) ^ (uint32_t)c;
+		p += 3 * CRC32C_LANE;
+		len -= 3 * CRC32C_LANE;
+	}
+	*pp = p;
+	*lenp = len;
+	return crc;
+}
+#endif
+
 __attribute__((target("sse4.2")))
 uint32_t crc32c_accel(uint32_t crc, const void *data, size_t len)
 {
@@ -101,11 +199,13 @@ uint32_t crc32c_accel(uint32_t crc, const void *data, size_t len)
 	}
 #ifdef __x86_64__
 	{
-		uint64_t crc64 = crc, word;
+		uint64_t crc64;
 
+		if (len >= 3 * CRC32C_LANE)
+			crc = crc32c_three_lanes(crc, &p, &len);
+		crc64 = crc;
 		while (len >= 8) {
-			memcpy(&word, p, 8);
-			crc64 = _mm_crc32_u64(crc64, word);
+			crc64 = _mm_crc32_u64(crc64, load_u64(p));
 			p += 8;
 			len -= 8;
 		}

@@ -104,6 +104,20 @@ int check_phase_qgroups_log(struct check_ctx *ctx);
 /* record one finding */
 void check_problem(struct check_ctx *ctx, enum problem_code code,
 		   const struct problem_ctx *pctx);
+/*
+ * Findings held back to be reported later, in their phase: phase 3 checks
+ * the filesystem trees it can while it reads them, and phase 7 reports
+ * what that found.  Strings are copied.
+ */
+struct problem_queue;
+struct problem_queue *problem_queue_create(void);
+/* 0, or -ENOMEM */
+int problem_queue_add(struct problem_queue *q, enum problem_code code,
+		      const struct problem_ctx *pctx);
+/* report every queued finding through check_problem(), in order */
+void problem_queue_report(struct check_ctx *ctx, const struct problem_queue *q);
+void problem_queue_destroy(struct problem_queue *q);
+
 /* a note that is not a finding (e.g. "quota disabled, skipping") */
 void check_info(struct check_ctx *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

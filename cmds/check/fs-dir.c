@@ -143,7 +143,7 @@ static void report_entry(struct fs_tree *t, enum problem_code code, u64 dir,
 	char shown[FS_NAME_SHOWN];
 
 	show_name(name, name_len, shown, sizeof(shown));
-	check_problem(t->ctx, code, &(struct problem_ctx){
+	fs_problem(t, code, &(struct problem_ctx){
 		.root = t->root_id, .inode = dir, .name = shown, .detail = detail,
 		.found = found, .expected = expected });
 }
@@ -157,7 +157,7 @@ static void check_parent_is_dir(struct fs_tree *t)
 	    S_ISDIR(in->mode))
 		return;
 	in->reported_not_dir = true;
-	check_problem(t->ctx, PR_INODE_INVALID, &(struct problem_ctx){
+	fs_problem(t, PR_INODE_INVALID, &(struct problem_ctx){
 		.root = t->root_id, .inode = in->ino,
 		.detail = "has dir entries but is not a directory" });
 }
@@ -229,7 +229,7 @@ static void check_duplicate(struct fs_tree *t, const u8 *item, u32 upto,
 }
 
 /* DIR_ITEM: phase 3 checked that the entries fit the item */
-void fs_dir_item(struct fs_tree *t, struct extent_buffer *leaf, int slot,
+void fs_dir_item(struct fs_tree *t, const struct extent_buffer *leaf, int slot,
 		 const struct btrfs_key *key)
 {
 	const u8 *p = btrfs_item_ptr_raw(leaf, slot);
@@ -305,7 +305,7 @@ static struct fs_dir_pending *pend_find(struct fs_tree *t, u32 hash, u8 name_len
 }
 
 /* DIR_INDEX: one entry per item (phase 3 checked) */
-void fs_dir_index(struct fs_tree *t, struct extent_buffer *leaf, int slot,
+void fs_dir_index(struct fs_tree *t, const struct extent_buffer *leaf, int slot,
 		  const struct btrfs_key *key)
 {
 	const struct btrfs_dir_item *di = btrfs_item_ptr(leaf, slot, struct btrfs_dir_item);
@@ -375,7 +375,7 @@ static void add_ref(struct fs_tree *t, u64 parent, u64 index, const u8 *name,
 	if (t->light)
 		return;
 	if (!name_len || name_len > BTRFS_NAME_LEN) {
-		check_problem(t->ctx, PR_INODE_REF_INVALID, &(struct problem_ctx){
+		fs_problem(t, PR_INODE_REF_INVALID, &(struct problem_ctx){
 			.root = t->root_id, .inode = in->ino, .index = index,
 			.found = parent, .detail = name_len ? "name too long" : "empty name" });
 		return;
@@ -384,7 +384,7 @@ static void add_ref(struct fs_tree *t, u64 parent, u64 index, const u8 *name,
 	if (parent == in->ino && in->ino == t->root_dirid)
 		return;
 	if (parent == in->ino) {
-		check_problem(t->ctx, PR_INODE_REF_INVALID, &(struct problem_ctx){
+		fs_problem(t, PR_INODE_REF_INVALID, &(struct problem_ctx){
 			.root = t->root_id, .inode = in->ino, .index = index,
 			.found = parent, .detail = "the inode names itself as its directory" });
 		return;
@@ -400,7 +400,7 @@ static void add_ref(struct fs_tree *t, u64 parent, u64 index, const u8 *name,
 }
 
 /* INODE_REF (inode, parent): entries of index, name_len, name */
-void fs_inode_ref(struct fs_tree *t, struct extent_buffer *leaf, int slot,
+void fs_inode_ref(struct fs_tree *t, const struct extent_buffer *leaf, int slot,
 		  const struct btrfs_key *key)
 {
 	const u8 *p = btrfs_item_ptr_raw(leaf, slot);
@@ -417,7 +417,7 @@ void fs_inode_ref(struct fs_tree *t, struct extent_buffer *leaf, int slot,
 }
 
 /* INODE_EXTREF (inode, hash(parent, name)): parent, index, name_len, name */
-void fs_inode_extref(struct fs_tree *t, struct extent_buffer *leaf, int slot,
+void fs_inode_extref(struct fs_tree *t, const struct extent_buffer *leaf, int slot,
 		     const struct btrfs_key *key)
 {
 	const u8 *p = btrfs_item_ptr_raw(leaf, slot);
@@ -434,7 +434,7 @@ void fs_inode_extref(struct fs_tree *t, struct extent_buffer *leaf, int slot,
 			snprintf(detail, sizeof(detail),
 				 "extref key offset %" PRIu64 " is not the hash %" PRIu64
 				 " of its directory and name", key->offset, hash);
-			check_problem(t->ctx, PR_INODE_REF_INVALID, &(struct problem_ctx){
+			fs_problem(t, PR_INODE_REF_INVALID, &(struct problem_ctx){
 				.root = t->root_id, .inode = t->ino.ino,
 				.index = btrfs_inode_extref_index(ref), .found = parent,
 				.detail = detail });
@@ -610,7 +610,7 @@ static void report_link(struct fs_tree *t, enum problem_code code,
 	char name[FS_NAME_SHOWN + 32];
 
 	link_name(t, named, name, sizeof(name));
-	check_problem(t->ctx, code, &(struct problem_ctx){
+	fs_problem(t, code, &(struct problem_ctx){
 		.root = t->root_id, .inode = inode, .index = index, .name = name,
 		.found = found, .expected = expected, .detail = detail });
 }

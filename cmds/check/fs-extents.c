@@ -30,7 +30,7 @@
 static void report_extent(struct fs_tree *t, const struct btrfs_key *key,
 			  const char *detail)
 {
-	check_problem(t->ctx, PR_FILE_EXTENT_INVALID, &(struct problem_ctx){
+	fs_problem(t, PR_FILE_EXTENT_INVALID, &(struct problem_ctx){
 		.root = t->root_id, .inode = t->ino.ino, .key = *key,
 		.detail = detail });
 }
@@ -119,13 +119,13 @@ static void check_gap(struct fs_tree *t, u64 start, u64 end)
 		end = limit;
 	if (start >= end)
 		return;
-	check_problem(t->ctx, PR_FILE_EXTENT_HOLE, &(struct problem_ctx){
+	fs_problem(t, PR_FILE_EXTENT_HOLE, &(struct problem_ctx){
 		.root = t->root_id, .inode = t->ino.ino, .bytenr = start,
 		.len = end - start });
 }
 
 /* EXTENT_DATA: phase 3 checked the item's size, type and alignment */
-void fs_file_extent(struct fs_tree *t, struct extent_buffer *leaf, int slot,
+void fs_file_extent(struct fs_tree *t, const struct extent_buffer *leaf, int slot,
 		    const struct btrfs_key *key)
 {
 	const struct btrfs_file_extent_item *fi =
@@ -148,7 +148,7 @@ void fs_file_extent(struct fs_tree *t, struct extent_buffer *leaf, int slot,
 		len = check_regular(t, key, fi);
 	}
 	if (in->nr_extents && key->offset < in->extent_end)
-		check_problem(t->ctx, PR_FILE_EXTENT_OVERLAP, &(struct problem_ctx){
+		fs_problem(t, PR_FILE_EXTENT_OVERLAP, &(struct problem_ctx){
 			.root = t->root_id, .inode = in->ino, .bytenr = key->offset,
 			.expected = in->extent_end });
 	else if (key->offset > in->extent_end)
@@ -165,7 +165,7 @@ void fs_extents_finish(struct fs_tree *t)
 	if (t->light || in->orphan || in->bad_mode || S_ISDIR(in->mode))
 		return;
 	if (in->nbytes != in->found_nbytes)
-		check_problem(t->ctx, PR_INODE_NBYTES, &(struct problem_ctx){
+		fs_problem(t, PR_INODE_NBYTES, &(struct problem_ctx){
 			.root = t->root_id, .inode = in->ino, .found = in->nbytes,
 			.expected = in->found_nbytes });
 	if (S_ISREG(in->mode) || S_ISLNK(in->mode))

@@ -67,7 +67,7 @@ void fs_inode_begin(struct fs_tree *t, u64 ino)
 static void report_inode(struct fs_tree *t, enum problem_code code,
 			 const char *detail, u64 found, u64 expected)
 {
-	check_problem(t->ctx, code, &(struct problem_ctx){
+	fs_problem(t, code, &(struct problem_ctx){
 		.root = t->root_id, .inode = t->ino.ino, .detail = detail,
 		.found = found, .expected = expected });
 }
@@ -133,7 +133,7 @@ static void check_generation(struct fs_tree *t)
 	report_inode(t, PR_INODE_GENERATION_INVALID, detail, 0, 0);
 }
 
-void fs_inode_item(struct fs_tree *t, struct extent_buffer *leaf, int slot)
+void fs_inode_item(struct fs_tree *t, const struct extent_buffer *leaf, int slot)
 {
 	const struct btrfs_inode_item *ii =
 		btrfs_item_ptr(leaf, slot, struct btrfs_inode_item);
@@ -158,7 +158,7 @@ void fs_inode_item(struct fs_tree *t, struct extent_buffer *leaf, int slot)
  * each needs a name, and the item is keyed by the hash of the names it
  * holds.
  */
-void fs_xattr_item(struct fs_tree *t, struct extent_buffer *leaf, int slot,
+void fs_xattr_item(struct fs_tree *t, const struct extent_buffer *leaf, int slot,
 		   const struct btrfs_key *key)
 {
 	const u8 *p = btrfs_item_ptr_raw(leaf, slot);
@@ -173,14 +173,14 @@ void fs_xattr_item(struct fs_tree *t, struct extent_buffer *leaf, int slot,
 
 		snprintf(name, sizeof(name), "%.*s", name_len < 48 ? name_len : 48, n);
 		if (!name_len) {
-			check_problem(t->ctx, PR_XATTR_INVALID, &(struct problem_ctx){
+			fs_problem(t, PR_XATTR_INVALID, &(struct problem_ctx){
 				.root = t->root_id, .inode = t->ino.ino, .name = "",
 				.detail = "empty name" });
 		} else if ((hash = (u32)btrfs_name_hash(n, name_len)) != key->offset) {
 			snprintf(detail, sizeof(detail),
 				 "key offset %" PRIu64 " is not the name hash %u",
 				 key->offset, hash);
-			check_problem(t->ctx, PR_XATTR_INVALID, &(struct problem_ctx){
+			fs_problem(t, PR_XATTR_INVALID, &(struct problem_ctx){
 				.root = t->root_id, .inode = t->ino.ino, .name = name,
 				.detail = detail });
 		}

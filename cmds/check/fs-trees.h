@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Phase 7 internals: the state of one filesystem tree being streamed.
+ * Phase 7: the state of one filesystem tree being streamed.
  *
  * A subvolume tree is read once in key order.  The items of one inode are
  * contiguous (key objectid = inode number), so one inode record is kept at
@@ -109,24 +109,35 @@ struct fs_tree {
 	size_t nr_pend;
 	size_t alloc_pend;
 	bool pend_sorted;
+
+	/* the stream (phase-fs-trees.c) */
+	u64 cache_items;	/* items of the deprecated inode cache */
+	struct btrfs_key cache_key;
+	u64 last_leaf;
+	/* findings held for phase 7 when phase 3 streams the tree, else NULL */
+	struct problem_queue *deferred;
 };
+
+/* report a finding of @t, or queue it when @t is checked ahead of phase 7 */
+void fs_problem(struct fs_tree *t, enum problem_code code,
+		const struct problem_ctx *pctx);
 
 /* fs-inode.c */
 void fs_inode_begin(struct fs_tree *t, u64 ino);
-void fs_inode_item(struct fs_tree *t, struct extent_buffer *leaf, int slot);
+void fs_inode_item(struct fs_tree *t, const struct extent_buffer *leaf, int slot);
 void fs_inode_finish(struct fs_tree *t);
-void fs_xattr_item(struct fs_tree *t, struct extent_buffer *leaf, int slot,
+void fs_xattr_item(struct fs_tree *t, const struct extent_buffer *leaf, int slot,
 		   const struct btrfs_key *key);
 bool fs_tree_is_orphan(const struct fs_tree *t, u64 ino);
 
 /* fs-dir.c */
-void fs_dir_item(struct fs_tree *t, struct extent_buffer *leaf, int slot,
+void fs_dir_item(struct fs_tree *t, const struct extent_buffer *leaf, int slot,
 		 const struct btrfs_key *key);
-void fs_dir_index(struct fs_tree *t, struct extent_buffer *leaf, int slot,
+void fs_dir_index(struct fs_tree *t, const struct extent_buffer *leaf, int slot,
 		  const struct btrfs_key *key);
-void fs_inode_ref(struct fs_tree *t, struct extent_buffer *leaf, int slot,
+void fs_inode_ref(struct fs_tree *t, const struct extent_buffer *leaf, int slot,
 		  const struct btrfs_key *key);
-void fs_inode_extref(struct fs_tree *t, struct extent_buffer *leaf, int slot,
+void fs_inode_extref(struct fs_tree *t, const struct extent_buffer *leaf, int slot,
 		     const struct btrfs_key *key);
 /* the DIR_ITEM entries left unmatched when the directory ends */
 void fs_dir_finish(struct fs_tree *t);
@@ -135,8 +146,24 @@ void fs_links_merge(struct fs_tree *t);
 void fs_links_release(struct fs_tree *t);
 
 /* fs-extents.c */
-void fs_file_extent(struct fs_tree *t, struct extent_buffer *leaf, int slot,
+void fs_file_extent(struct fs_tree *t, const struct extent_buffer *leaf, int slot,
 		    const struct btrfs_key *key);
 void fs_extents_finish(struct fs_tree *t);
+
+/*
+ * Phase 3 reads every leaf of a filesystem tree in key order anyway; when
+ * it reads a whole tree (no block shared with a tree walked before, none
+ * damaged), the tree is checked from those reads and phase 7 only reports
+ * the findings, instead of reading the tree a second time.
+ * fs_tree_ahead_start() returns NULL when @r is not a tree to check this
+ * way; fs_tree_ahead_end() keeps the result when @whole, else drops it and
+ * leaves the tree to phase 7.  0, or -ENOMEM.
+ */
+struct walk_root;
+struct fs_tree *fs_tree_ahead_start(struct check_ctx *ctx, const struct walk_root *r,
+				    int *err);
+void fs_tree_ahead_leaf(struct fs_tree *t, const struct extent_buffer *leaf,
+			bool items_verified);
+int fs_tree_ahead_end(struct fs_tree *t, bool whole);
 
 #endif

@@ -13,6 +13,9 @@
  * with no links left are being deleted.  The old inode cache
  * (FREE_INO_OBJECTID, FREE_SPACE_OBJECTID) is gone from the kernel: its
  * items are reported, once per tree.
+ *
+ * Most trees are streamed by phase 3 already, from the leaves it reads
+ * (fs_tree_ahead_*): for those this phase only reports what was found.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -20,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fs-trees.h"
+#include "tree-walk.h"
 #include "iter.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/tree-checker.h"
@@ -84,11 +88,14 @@ static int load_orphans(struct fs_tree *t)
 
 /* ---- the stream ---- */
 
-struct fs_stream {
-	u64 cache_items;	/* items of the deprecated inode cache */
-	struct btrfs_key cache_key;
-	u64 last_leaf;
-};
+void fs_problem(struct fs_tree *t, enum problem_code code,
+		const struct problem_ctx *pctx)
+{
+	if (!t->deferred)
+		check_problem(t->ctx, code, pctx);
+	else if (problem_queue_add(t->deferred, code, pctx))
+		t->error = -ENOMEM;
+}
 
 static bool inode_key_type_known(u8 type)
 {
@@ -108,36 +115,37 @@ static bool inode_key_type_known(u8 type)
 }
 
 /* an item outside the inode number range */
-static void other_item(struct fs_tree *t, struct fs_stream *s, const struct btrfs_key *key)
+static void other_item(struct fs_tree *t, const struct btrfs_key *key)
 {
 	if (key->objectid == BTRFS_ORPHAN_OBJECTID && key->type == BTRFS_ORPHAN_ITEM_KEY) {
 		/* read up front; an orphan item whose inode is gone is harmless */
 		if (!is_inode_number(key->offset))
-			check_problem(t->ctx, PR_ORPHAN_ITEM_INVALID, &(struct problem_ctx){
+			fs_problem(t, PR_ORPHAN_ITEM_INVALID, &(struct problem_ctx){
 				.root = t->root_id, .inode = key->offset,
 				.detail = "not an inode number" });
 		return;
 	}
 	if (is_inode_cache(key->objectid)) {
-		if (!s->cache_items++)
-			s->cache_key = *key;
+		if (!t->cache_items++)
+			t->cache_key = *key;
 		return;
 	}
-	check_problem(t->ctx, PR_FS_TREE_UNKNOWN_KEY, &(struct problem_ctx){
+	fs_problem(t, PR_FS_TREE_UNKNOWN_KEY, &(struct problem_ctx){
 		.root = t->root_id, .key = *key });
 }
 
-static void inode_item(struct fs_tree *t, struct extent_buffer *leaf, int slot,
-		       const struct btrfs_key *key)
+/* @verified: the item passed the tree-checker already (phase 3) */
+static void inode_item(struct fs_tree *t, const struct extent_buffer *leaf, int slot,
+		       const struct btrfs_key *key, bool verified)
 {
 	struct tree_check_error err;
 
 	if (!inode_key_type_known(key->type)) {
-		check_problem(t->ctx, PR_FS_TREE_UNKNOWN_KEY, &(struct problem_ctx){
+		fs_problem(t, PR_FS_TREE_UNKNOWN_KEY, &(struct problem_ctx){
 			.root = t->root_id, .key = *key });
 		return;
 	}
-	if (btrfs_check_item(t->ctx->fs_info, leaf, slot, &err)) {
+	if (!verified && btrfs_check_item(t->ctx->fs_info, leaf, slot, &err)) {
 		/* phase 3 reported the item; what it would say is unknown */
 		t->ino.damaged = true;
 		return;
@@ -167,26 +175,46 @@ static void inode_item(struct fs_tree *t, struct extent_buffer *leaf, int slot,
 	}
 }
 
-static void stream_item(struct fs_tree *t, struct fs_stream *s,
-			struct extent_buffer *leaf, int slot,
-			const struct btrfs_key *key)
+static void stream_item(struct fs_tree *t, const struct extent_buffer *leaf, int slot,
+			const struct btrfs_key *key, bool verified)
 {
 	if (key->objectid != t->ino.ino) {
 		fs_inode_finish(t);
 		fs_inode_begin(t, is_inode_number(key->objectid) ? key->objectid : 0);
 	}
 	if (!t->ino.ino)
-		other_item(t, s, key);
+		other_item(t, key);
 	else
-		inode_item(t, leaf, slot, key);
+		inode_item(t, leaf, slot, key, verified);
 }
 
-static void progress_leaf(struct fs_tree *t, struct fs_trees *all, struct fs_stream *s,
+/* before the first item: the orphans, which sort last */
+static int stream_begin(struct fs_tree *t)
+{
+	fs_inode_begin(t, 0);
+	return load_orphans(t);
+}
+
+/* after the last item: what only the whole tree tells */
+static void stream_end(struct fs_tree *t)
+{
+	fs_inode_finish(t);
+	if (!t->root_dir_seen && is_inode_number(t->root_dirid))
+		fs_problem(t, PR_INODE_ITEM_MISSING, &(struct problem_ctx){
+			.root = t->root_id, .inode = t->root_dirid,
+			.detail = "the root directory of the tree" });
+	if (t->cache_items)
+		fs_problem(t, PR_INODE_CACHE_DEPRECATED, &(struct problem_ctx){
+			.root = t->root_id, .key = t->cache_key, .found = t->cache_items });
+	fs_links_merge(t);
+}
+
+static void progress_leaf(struct fs_tree *t, struct fs_trees *all,
 			  const struct extent_buffer *leaf)
 {
-	if (leaf->start == s->last_leaf)
+	if (leaf->start == t->last_leaf)
 		return;
-	s->last_leaf = leaf->start;
+	t->last_leaf = leaf->start;
 	all->blocks_done++;
 	progress_update(&t->ctx->progress, all->blocks_done);
 }
@@ -194,29 +222,77 @@ static void progress_leaf(struct fs_tree *t, struct fs_trees *all, struct fs_str
 static int stream_tree(struct fs_tree *t, struct fs_trees *all)
 {
 	struct btrfs_key key = { 0, 0, 0 };
-	struct fs_stream s = { 0 };
 	struct btrfs_path path;
 	int ret;
 
 	btrfs_init_path(&path);
-	fs_inode_begin(t, 0);
 	ret = check_iter_start(&t->root, &key, &path);
 	while (ret == 0) {
 		btrfs_path_key(&path, &key);
-		progress_leaf(t, all, &s, path.nodes[0]);
-		stream_item(t, &s, path.nodes[0], path.slots[0], &key);
+		progress_leaf(t, all, path.nodes[0]);
+		stream_item(t, path.nodes[0], path.slots[0], &key, false);
 		ret = check_iter_next(&t->root, &path);
 	}
 	btrfs_release_path(&path);
-	fs_inode_finish(t);
-	if (!t->root_dir_seen && is_inode_number(t->root_dirid))
-		check_problem(t->ctx, PR_INODE_ITEM_MISSING, &(struct problem_ctx){
-			.root = t->root_id, .inode = t->root_dirid,
-			.detail = "the root directory of the tree" });
-	if (s.cache_items)
-		check_problem(t->ctx, PR_INODE_CACHE_DEPRECATED, &(struct problem_ctx){
-			.root = t->root_id, .key = s.cache_key, .found = s.cache_items });
 	return ret < 0 && ret != -EIO ? ret : 0;
+}
+
+static void fs_tree_free(struct fs_tree *t)
+{
+	problem_queue_destroy(t->deferred);
+	fs_links_release(t);
+	free(t->pend);
+	free(t->orphans);
+	btrfs_release_root(&t->root);
+	free(t);
+}
+
+/*
+ * The tree @root_id, ready to stream; NULL with *err 0 when there is
+ * nothing to check: phases 3 and 4 report unreadable trees, and trees
+ * being deleted (root refs 0) are partly gone already.
+ */
+static struct fs_tree *fs_tree_open(struct check_ctx *ctx, u64 root_id, bool defer,
+				    int *err)
+{
+	struct fs_tree *t;
+
+	*err = 0;
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	t->ctx = ctx;
+	t->root_id = root_id;
+	t->light = root_id == BTRFS_DATA_RELOC_TREE_OBJECTID;
+	t->no_holes = btrfs_fs_incompat(ctx->fs_info, BTRFS_FEATURE_INCOMPAT_NO_HOLES);
+	t->super_gen = btrfs_super_generation(&ctx->fs_info->super_copy);
+	t->sectorsize = ctx->fs_info->sectorsize;
+	t->last_leaf = (u64)-1;
+	if (btrfs_read_root(ctx->fs_info, root_id, &t->root)) {
+		free(t);
+		return NULL;
+	}
+	if (!btrfs_root_refs(&t->root.root_item) || !t->root.node) {
+		fs_tree_free(t);
+		return NULL;
+	}
+	if (defer) {
+		t->deferred = problem_queue_create();
+		if (!t->deferred) {
+			*err = -ENOMEM;
+			fs_tree_free(t);
+			return NULL;
+		}
+	}
+	t->root_dirid = btrfs_root_dirid(&t->root.root_item);
+	*err = stream_begin(t);
+	if (*err) {
+		fs_tree_free(t);
+		return NULL;
+	}
+	return t;
 }
 
 static int check_one_tree(struct check_ctx *ctx, struct fs_trees *all, u64 root_id)
@@ -224,33 +300,13 @@ static int check_one_tree(struct check_ctx *ctx, struct fs_trees *all, u64 root_
 	struct fs_tree *t;
 	int ret;
 
-	t = calloc(1, sizeof(*t));
+	t = fs_tree_open(ctx, root_id, false, &ret);
 	if (!t)
-		return -ENOMEM;
-	t->ctx = ctx;
-	t->root_id = root_id;
-	t->light = root_id == BTRFS_DATA_RELOC_TREE_OBJECTID;
-	t->no_holes = btrfs_fs_incompat(ctx->fs_info, BTRFS_FEATURE_INCOMPAT_NO_HOLES);
-	t->super_gen = btrfs_super_generation(&ctx->fs_info->super_copy);
-	t->sectorsize = ctx->fs_info->sectorsize;
-	ret = btrfs_read_root(ctx->fs_info, root_id, &t->root);
-	if (ret) {
-		free(t);
-		return 0;	/* phases 3 and 4 report unreadable trees */
-	}
-	if (btrfs_root_refs(&t->root.root_item)) {
-		t->root_dirid = btrfs_root_dirid(&t->root.root_item);
-		ret = load_orphans(t);
-		if (!ret)
-			ret = stream_tree(t, all);
-		if (!ret)
-			fs_links_merge(t);
-	}
-	fs_links_release(t);
-	free(t->pend);
-	free(t->orphans);
-	btrfs_release_root(&t->root);
-	free(t);
+		return ret;
+	ret = stream_tree(t, all);
+	if (!ret)
+		stream_end(t);
+	fs_tree_free(t);
 	return ret;
 }
 
@@ -315,6 +371,93 @@ static int collect_trees(struct check_ctx *ctx, struct fs_trees *all)
 	return ret < 0 && ret != -EIO ? ret : 0;
 }
 
+/* ---- trees phase 3 checks while it reads them ---- */
+
+static const struct fs_tree_checked *fs_checked_find(const struct check_shared *shared,
+						     u64 root)
+{
+	size_t lo = 0, hi = shared->nr_fs_checked;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (shared->fs_checked[mid].root < root)
+			lo = mid + 1;
+		else if (shared->fs_checked[mid].root > root)
+			hi = mid;
+		else
+			return &shared->fs_checked[mid];
+	}
+	return NULL;
+}
+
+/* keeps the array ascending; phase 3 walks the trees in that order anyway */
+static int fs_checked_add(struct check_shared *shared, u64 root,
+			  struct problem_queue *findings)
+{
+	size_t i;
+
+	if (shared->nr_fs_checked == shared->alloc_fs_checked) {
+		size_t n = shared->alloc_fs_checked ? shared->alloc_fs_checked * 2 : 16;
+		struct fs_tree_checked *p = realloc(shared->fs_checked, n * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		shared->fs_checked = p;
+		shared->alloc_fs_checked = n;
+	}
+	for (i = shared->nr_fs_checked; i > 0 && shared->fs_checked[i - 1].root > root; i--)
+		shared->fs_checked[i] = shared->fs_checked[i - 1];
+	shared->fs_checked[i].root = root;
+	shared->fs_checked[i].findings = findings;
+	shared->nr_fs_checked++;
+	return 0;
+}
+
+struct fs_tree *fs_tree_ahead_start(struct check_ctx *ctx, const struct walk_root *r,
+				    int *err)
+{
+	struct fs_tree *t;
+
+	*err = 0;
+	if (r->log || r->dead || r->has_drop || !is_checked_tree(r->objectid) ||
+	    fs_checked_find(ctx->shared, r->objectid))
+		return NULL;
+	t = fs_tree_open(ctx, r->objectid, true, err);
+	if (t && t->root.node->start != r->bytenr) {
+		/* not the root item phase 7 would pick */
+		fs_tree_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+void fs_tree_ahead_leaf(struct fs_tree *t, const struct extent_buffer *leaf,
+			bool items_verified)
+{
+	u32 nr = btrfs_eb_nritems(leaf), i;
+	struct btrfs_key key;
+
+	for (i = 0; i < nr; i++) {
+		btrfs_item_key_to_cpu(leaf, &key, i);
+		stream_item(t, leaf, i, &key, items_verified);
+	}
+}
+
+int fs_tree_ahead_end(struct fs_tree *t, bool whole)
+{
+	int ret = 0;
+
+	if (whole) {
+		stream_end(t);
+		ret = fs_checked_add(t->ctx->shared, t->root_id, t->deferred);
+		if (!ret)
+			t->deferred = NULL;
+	}
+	fs_tree_free(t);
+	return ret;
+}
+
 int check_phase_fs_trees(struct check_ctx *ctx)
 {
 	struct fs_trees all = { 0 };
@@ -324,9 +467,19 @@ int check_phase_fs_trees(struct check_ctx *ctx)
 	ret = collect_trees(ctx, &all);
 	if (ret)
 		goto out;
+	for (i = 0; i < all.nr; i++) {
+		if (fs_checked_find(ctx->shared, all.ids[i].id))
+			all.blocks_total -= all.ids[i].blocks;
+	}
 	progress_start(&ctx->progress, "tree blocks", all.blocks_total);
-	for (i = 0; i < all.nr && !ret; i++)
-		ret = check_one_tree(ctx, &all, all.ids[i].id);
+	for (i = 0; i < all.nr && !ret; i++) {
+		const struct fs_tree_checked *done = fs_checked_find(ctx->shared, all.ids[i].id);
+
+		if (done)
+			problem_queue_report(ctx, done->findings);
+		else
+			ret = check_one_tree(ctx, &all, all.ids[i].id);
+	}
 out:
 	free(all.ids);
 	return ret;

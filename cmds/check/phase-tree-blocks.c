@@ -7,7 +7,9 @@
  * trees, each distinct block once: a block shared by snapshots is read
  * and verified once (tree-walk.c).  On the way every reference a pointer
  * or a file extent item makes is summed into the extent tally, which
- * phase 5 compares with the extent tree.
+ * phase 5 compares with the extent tree, and the leaves of a filesystem
+ * tree read whole feed phase 7's checks (fs_tree_ahead_*), so that phase
+ * does not read them again.
  *
  * A short scan of the extent tree comes first: the walk needs to know
  * which blocks have FULL_BACKREF (their children hold shared refs), and
@@ -22,6 +24,7 @@
 #include "extent-tally.h"
 #include "iter.h"
 #include "tree-walk.h"
+#include "fs-trees.h"
 #include "kernel-shared/ctree.h"
 
 struct root_list {
@@ -167,6 +170,8 @@ struct phase3 {
 	struct root_list roots;		/* collected from the root tree */
 	struct root_list log_roots;	/* collected from the log root tree */
 	struct root_list *collect;	/* where root items go while walking */
+	struct fs_tree *ahead;		/* filesystem tree streamed while walked */
+	bool ahead_whole;		/* no block of it walked before */
 	int error;
 };
 
@@ -180,8 +185,10 @@ static bool tally_first_visit(struct tree_walk *w, const struct walk_root *r,
 		w->error = -ENOMEM;
 		return false;
 	}
-	if (e->flags & TALLY_VISITED)
+	if (e->flags & TALLY_VISITED) {
+		((struct phase3 *)w->data)->ahead_whole = false;
 		return false;
+	}
 	e->flags |= TALLY_VISITED;
 	return true;
 }
@@ -239,12 +246,13 @@ static void collect_root(struct phase3 *p3, const struct extent_buffer *leaf,
 }
 
 static void collect_roots_leaf(struct tree_walk *w, const struct walk_root *r,
-			       const struct extent_buffer *leaf)
+			       const struct extent_buffer *leaf, bool items_ok)
 {
 	struct phase3 *p3 = w->data;
 	u32 nr = btrfs_eb_nritems(leaf), i;
 	struct btrfs_key key;
 
+	(void)items_ok;
 	for (i = 0; i < nr; i++) {
 		btrfs_item_key_to_cpu(leaf, &key, i);
 		if (key.type == BTRFS_ROOT_ITEM_KEY)
@@ -260,6 +268,40 @@ static int walk_list(struct tree_walk *w, const struct root_list *l)
 	for (i = 0; i < l->nr && !ret; i++)
 		ret = tree_walk_root(w, &l->roots[i]);
 	return ret;
+}
+
+static void ahead_leaf(struct tree_walk *w, const struct walk_root *r,
+		       const struct extent_buffer *leaf, bool items_ok)
+{
+	struct phase3 *p3 = w->data;
+
+	(void)r;
+	fs_tree_ahead_leaf(p3->ahead, leaf, items_ok);
+}
+
+/*
+ * The tree of one root item.  A filesystem tree is also checked from the
+ * leaves read here (phase 7's checks), unless part of it was walked
+ * before (a snapshot) or is damaged: phase 7 reads it again then.
+ */
+static int walk_item_root(struct tree_walk *w, struct phase3 *p3,
+			  const struct walk_root *r)
+{
+	u64 bad = w->bad;
+	bool whole;
+	int ret, end;
+
+	p3->ahead = fs_tree_ahead_start(w->ctx, r, &ret);
+	if (!p3->ahead)
+		return ret ? ret : tree_walk_root(w, r);
+	p3->ahead_whole = true;
+	w->leaf = ahead_leaf;
+	ret = tree_walk_root(w, r);
+	w->leaf = NULL;
+	whole = !ret && p3->ahead_whole && w->bad == bad;
+	end = fs_tree_ahead_end(p3->ahead, whole);
+	p3->ahead = NULL;
+	return ret ? ret : end;
 }
 
 static int walk_log_trees(struct tree_walk *w, struct phase3 *p3)
@@ -328,7 +370,7 @@ static int walk_all(struct tree_walk *w, struct phase3 *p3)
 			if (p3->roots.roots[i].objectid == BTRFS_CHUNK_TREE_OBJECTID ||
 			    p3->roots.roots[i].objectid == BTRFS_ROOT_TREE_OBJECTID)
 				continue;
-			ret = tree_walk_root(w, &p3->roots.roots[i]);
+			ret = walk_item_root(w, p3, &p3->roots.roots[i]);
 		}
 	}
 	if (!ret)

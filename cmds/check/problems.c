@@ -4,9 +4,11 @@
  * calls to report a finding.  Templates name the object in braces; the
  * same expansion feeds the text output and the JSON "message".
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "check.h"
 #include "json-output.h"
@@ -139,6 +141,87 @@ void check_problem(struct check_ctx *ctx, enum problem_code code,
 	if (ctx->progress.active)
 		fprintf(stderr, "\r\033[K");
 	fprintf(ctx->out, "ERROR: [%s] %s\n", problem_code_name(code), msg);
+}
+
+struct queued_problem {
+	enum problem_code code;
+	struct problem_ctx pctx;	/* name and detail point to copies */
+};
+
+struct problem_queue {
+	struct queued_problem *v;
+	size_t nr;
+	size_t alloc;
+};
+
+struct problem_queue *problem_queue_create(void)
+{
+	return calloc(1, sizeof(struct problem_queue));
+}
+
+static int copy_string(const char **s)
+{
+	char *copy;
+
+	if (!*s)
+		return 0;
+	copy = strdup(*s);
+	if (!copy)
+		return -ENOMEM;
+	*s = copy;
+	return 0;
+}
+
+int problem_queue_add(struct problem_queue *q, enum problem_code code,
+		      const struct problem_ctx *pctx)
+{
+	struct queued_problem *e;
+
+	if (q->nr == q->alloc) {
+		size_t n = q->alloc ? q->alloc * 2 : 16;
+
+		e = realloc(q->v, n * sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+		q->v = e;
+		q->alloc = n;
+	}
+	e = &q->v[q->nr];
+	e->code = code;
+	e->pctx = *pctx;
+	e->pctx.name = NULL;
+	e->pctx.detail = pctx->detail;
+	if (copy_string(&e->pctx.detail))
+		return -ENOMEM;
+	e->pctx.name = pctx->name;
+	if (copy_string(&e->pctx.name)) {
+		free((char *)e->pctx.detail);
+		return -ENOMEM;
+	}
+	q->nr++;
+	return 0;
+}
+
+void problem_queue_report(struct check_ctx *ctx, const struct problem_queue *q)
+{
+	size_t i;
+
+	for (i = 0; i < q->nr; i++)
+		check_problem(ctx, q->v[i].code, &q->v[i].pctx);
+}
+
+void problem_queue_destroy(struct problem_queue *q)
+{
+	size_t i;
+
+	if (!q)
+		return;
+	for (i = 0; i < q->nr; i++) {
+		free((char *)q->v[i].pctx.name);
+		free((char *)q->v[i].pctx.detail);
+	}
+	free(q->v);
+	free(q);
 }
 
 void check_info(struct check_ctx *ctx, const char *fmt, ...)

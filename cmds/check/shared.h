@@ -13,6 +13,7 @@
 struct extent_tally;	/* phase 3 -> 5: references found by walking trees */
 struct block_set;	/* phase 3: tree blocks that could not be read */
 struct walk_root;	/* phase 3: the trees walked (tree-walk.h) */
+struct problem_queue;	/* phase 3 -> 7: findings held back (check.h) */
 
 /* a block group item, as phase 3 found it */
 struct check_block_group {
@@ -40,6 +41,13 @@ struct check_shared {
 	size_t nr_block_groups;
 	u64 nr_extent_items;	/* EXTENT_ITEM + METADATA_ITEM items seen */
 	bool walk_complete;	/* every tree was walked: the tally is whole */
+	/*
+	 * filesystem trees phase 3 checked while reading them, ascending:
+	 * phase 7 reports their findings instead of reading them again
+	 */
+	struct fs_tree_checked *fs_checked;
+	size_t nr_fs_checked;
+	size_t alloc_fs_checked;
 
 	/*
 	 * phase 7 (fs trees) -> phase 8 (csums): the data each file extent of
@@ -49,6 +57,11 @@ struct check_shared {
 	struct csum_need *csum_needs;
 	size_t nr_csum_needs;
 	size_t alloc_csum_needs;
+};
+
+struct fs_tree_checked {
+	u64 root;
+	struct problem_queue *findings;
 };
 
 struct csum_need {

@@ -246,20 +246,23 @@ static void walk_leaf_items(struct tree_walk *w, const struct walk_root *r,
 	u32 nr = btrfs_eb_nritems(leaf), i;
 	bool full = !r->log && is_full_backref(w, leaf);
 	struct tree_check_error terr;
+	bool items_ok = w->report;
 	struct btrfs_key key;
 
 	for (i = 0; i < nr; i++) {
 		btrfs_item_key_to_cpu(leaf, &key, i);
-		if (w->report && btrfs_check_item(w->fs_info, leaf, i, &terr))
+		if (w->report && btrfs_check_item(w->fs_info, leaf, i, &terr)) {
 			check_problem(w->ctx, PR_TREE_ITEM_INVALID, &(struct problem_ctx){
 				.root = r->objectid, .block = leaf->start,
 				.slot = (int)i, .key = key,
 				.detail = strip_checker_prefix(terr.msg) });
+			items_ok = false;
+		}
 		if (!r->log && key.type == BTRFS_EXTENT_DATA_KEY)
 			emit_file_extent(w, r, leaf, i, &key, full);
 	}
 	if (w->leaf)
-		w->leaf(w, r, leaf);
+		w->leaf(w, r, leaf, items_ok);
 }
 
 static bool first_visit(struct tree_walk *w, const struct walk_root *r, u64 bytenr)

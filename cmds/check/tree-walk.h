@@ -73,9 +73,12 @@ struct tree_walk {
 			    u64 bytenr);
 	/* one reference; may be NULL */
 	void (*ref)(struct tree_walk *w, const struct walk_ref *ref);
-	/* each leaf read, after its checks; may be NULL */
+	/*
+	 * each leaf read, after its checks; may be NULL.  @items_ok: the
+	 * walk reports and every item passed the tree-checker
+	 */
 	void (*leaf)(struct tree_walk *w, const struct walk_root *r,
-		     const struct extent_buffer *leaf);
+		     const struct extent_buffer *leaf, bool items_ok);
 	/* counters */
 	u64 blocks;		/* blocks read */
 	u64 bad;		/* blocks that could not be walked */

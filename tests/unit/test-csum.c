@@ -114,6 +114,47 @@ START_TEST(test_crc32c_impls_agree)
 }
 END_TEST
 
+/*
+ * Long inputs take the interleaved three-lane path: lengths around each
+ * multiple of its round (3 KiB), a tree block's checksummed part, and a
+ * random sample up to 64 KiB, misaligned and with two seeds.
+ */
+START_TEST(test_crc32c_impls_agree_long)
+{
+	static uint8_t buf[65536 + 16];
+	static const uint32_t seeds[] = { ~0U, 0x12345678U };
+	size_t lens[200], nr = 0, i, off, s;
+	uint64_t state = 7;
+	size_t round;
+	uint32_t a, b;
+
+	if (!crc32c_accel_available())
+		return;
+	fill_random(buf, sizeof(buf), 0x2545f4914f6cdd1dULL);
+	for (round = 3072; round <= 4 * 3072; round += 3072) {
+		lens[nr++] = round - 1;
+		lens[nr++] = round;
+		lens[nr++] = round + 7;
+	}
+	lens[nr++] = 16384 - 32;
+	lens[nr++] = 65536 - 32;
+	lens[nr++] = 65536;
+	while (nr < sizeof(lens) / sizeof(lens[0]))
+		lens[nr++] = test_rand(&state) % 65537;
+	for (s = 0; s < 2; s++) {
+		for (i = 0; i < nr; i++) {
+			for (off = 0; off < 16; off += 5) {
+				a = crc32c_portable(seeds[s], buf + off, lens[i]);
+				b = crc32c_accel(seeds[s], buf + off, lens[i]);
+				ck_assert_msg(a == b,
+					      "len %zu off %zu seed %08x: portable %08x accel %08x",
+					      lens[i], off, seeds[s], a, b);
+			}
+		}
+	}
+}
+END_TEST
+
 /* the register form chains: crc(a+b) == crc(b, seed = crc(a)) */
 START_TEST(test_crc32c_chaining)
 {
@@ -237,6 +278,7 @@ Suite *csum_suite(void)
 	tcase_add_test(tc, test_crc32c_check_value);
 	tcase_add_test(tc, test_crc32c_rfc3720);
 	tcase_add_test(tc, test_crc32c_impls_agree);
+	tcase_add_test(tc, test_crc32c_impls_agree_long);
 	tcase_add_test(tc, test_crc32c_chaining);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
