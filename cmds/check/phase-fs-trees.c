@@ -471,7 +471,9 @@ int check_phase_fs_trees(struct check_ctx *ctx)
 		if (fs_checked_find(ctx->shared, all.ids[i].id))
 			all.blocks_total -= all.ids[i].blocks;
 	}
-	progress_start(&ctx->progress, "tree blocks", all.blocks_total);
+	/* nothing to show when phase 3 checked every tree */
+	if (all.blocks_total)
+		progress_start(&ctx->progress, "tree blocks", all.blocks_total);
 	for (i = 0; i < all.nr && !ret; i++) {
 		const struct fs_tree_checked *done = fs_checked_find(ctx->shared, all.ids[i].id);
 
