@@ -3,11 +3,14 @@
  * Reading and verifying data against the csum tree, on all cores.
  *
  * The main thread walks the csum tree and cuts its items into jobs of at
- * most JOB_SECTORS sectors (with a private copy of their checksums); a
- * bounded queue hands them to one worker per CPU.  A worker reads the
- * first available copy; only when a sector fails does it read the other
- * copies, so a healthy filesystem is read exactly once.  Findings and
- * progress go through one mutex.
+ * most JOB_SECTORS sectors (with a private copy of their checksums),
+ * numbered in csum tree order.  One worker per CPU takes them in that
+ * order and reads the first available copy; only when a sector fails does
+ * it read the other copies, so a healthy filesystem is read exactly once.
+ * A worker keeps the findings of its job to itself; finished jobs are
+ * reported strictly in job order, so the output is the same from run to
+ * run whatever the threads' timing.  At most WINDOW jobs are out between
+ * the oldest unreported one and the newest, which bounds the memory.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -24,23 +27,29 @@
 #include "kernel-shared/volumes.h"
 
 #define JOB_SECTORS	256
-#define QUEUE_LEN	64
+#define WINDOW		64
 #define MAX_WORKERS	64
 
 struct csum_job {
 	u64 start;
 	u32 nr_sectors;
 	u8 *csums;
+	struct problem_queue *findings;	/* created at the first finding */
+	bool finished;
+	bool lost;		/* a finding could not be queued (no memory) */
 };
 
+/* jobs are numbered from 0; job n lives in window[n % WINDOW] */
 struct verify_state {
 	struct check_ctx *ctx;
 	pthread_mutex_t lock;
-	pthread_cond_t not_empty;
-	pthread_cond_t not_full;
-	struct csum_job queue[QUEUE_LEN];
-	int head, count;
-	bool done;
+	pthread_cond_t job_ready;	/* a job was queued, or the last one */
+	pthread_cond_t slot_free;	/* the oldest job was reported */
+	struct csum_job window[WINDOW];
+	u64 next_queue;		/* number of the next job to queue */
+	u64 next_take;		/* ... for a worker to take */
+	u64 next_report;	/* ... to report */
+	bool done;		/* no more jobs will be queued */
 	u64 bytes_done;
 };
 
@@ -53,17 +62,19 @@ static void csum_hex(const u8 *csum, u32 size, char *out)
 		out += sprintf(out, "%02x", csum[i]);
 }
 
-static void report_locked(struct verify_state *st, enum problem_code code,
-			  const struct problem_ctx *pctx)
+/* a finding of @job, reported later in job order */
+static void job_problem(struct csum_job *job, enum problem_code code,
+			const struct problem_ctx *pctx)
 {
-	pthread_mutex_lock(&st->lock);
-	check_problem(st->ctx, code, pctx);
-	pthread_mutex_unlock(&st->lock);
+	if (!job->findings)
+		job->findings = problem_queue_create();
+	if (!job->findings || problem_queue_add(job->findings, code, pctx))
+		job->lost = true;
 }
 
 /* one sector failed on the first copy: try every copy and report each bad one */
-static void recheck_sector(struct verify_state *st, u64 logical, const u8 *want,
-			   u8 *buf)
+static void recheck_sector(struct verify_state *st, struct csum_job *job, u64 logical,
+			   const u8 *want, u8 *buf)
 {
 	struct btrfs_fs_info *fs = st->ctx->fs_info;
 	int copies = btrfs_num_copies(fs, logical, fs->sectorsize);
@@ -76,7 +87,7 @@ static void recheck_sector(struct verify_state *st, u64 logical, const u8 *want,
 		if (ret == -ENODEV)
 			continue;	/* that device is missing */
 		if (ret) {
-			report_locked(st, PR_DATA_UNREADABLE, &(struct problem_ctx){
+			job_problem(job, PR_DATA_UNREADABLE, &(struct problem_ctx){
 				.bytenr = logical, .mirror = mirror, .detail = strerror(-ret) });
 			continue;
 		}
@@ -86,12 +97,12 @@ static void recheck_sector(struct verify_state *st, u64 logical, const u8 *want,
 		csum_hex(want, fs->csum_size, w);
 		csum_hex(got, fs->csum_size, f);
 		snprintf(detail, sizeof(detail), "wanted %s found %s", w, f);
-		report_locked(st, PR_DATA_CSUM_MISMATCH, &(struct problem_ctx){
+		job_problem(job, PR_DATA_CSUM_MISMATCH, &(struct problem_ctx){
 			.bytenr = logical, .mirror = mirror, .detail = detail });
 	}
 }
 
-static void run_job(struct verify_state *st, const struct csum_job *job, u8 *buf,
+static void run_job(struct verify_state *st, struct csum_job *job, u8 *buf,
 		    u8 *sector_buf)
 {
 	struct btrfs_fs_info *fs = st->ctx->fs_info;
@@ -111,12 +122,30 @@ static void run_job(struct verify_state *st, const struct csum_job *job, u8 *buf
 			if (!memcmp(got, want, fs->csum_size))
 				continue;
 		}
-		recheck_sector(st, logical, want, sector_buf);
+		recheck_sector(st, job, logical, want, sector_buf);
 	}
-	pthread_mutex_lock(&st->lock);
-	st->bytes_done += len;
+}
+
+/* under the lock: report and free the finished jobs at the window's start */
+static void report_finished(struct verify_state *st)
+{
+	struct csum_job *job = &st->window[st->next_report % WINDOW];
+
+	while (st->next_report < st->next_take && job->finished) {
+		if (job->findings)
+			problem_queue_report(st->ctx, job->findings);
+		if (job->lost)
+			check_info(st->ctx, "data at logical %llu: out of memory, findings of %u sectors lost",
+				   (unsigned long long)job->start, job->nr_sectors);
+		st->bytes_done += (u64)job->nr_sectors * st->ctx->fs_info->sectorsize;
+		problem_queue_destroy(job->findings);
+		free(job->csums);
+		memset(job, 0, sizeof(*job));
+		st->next_report++;
+		job = &st->window[st->next_report % WINDOW];
+		pthread_cond_signal(&st->slot_free);
+	}
 	progress_update(&st->ctx->progress, st->bytes_done);
-	pthread_mutex_unlock(&st->lock);
 }
 
 static void *worker(void *arg)
@@ -126,25 +155,25 @@ static void *worker(void *arg)
 	u8 *buf = malloc((size_t)JOB_SECTORS * sectorsize);
 	u8 *sector_buf = malloc(sectorsize);
 
+	pthread_mutex_lock(&st->lock);
 	for (;;) {
-		struct csum_job job;
+		struct csum_job *job;
 
-		pthread_mutex_lock(&st->lock);
-		while (!st->count && !st->done)
-			pthread_cond_wait(&st->not_empty, &st->lock);
-		if (!st->count) {
-			pthread_mutex_unlock(&st->lock);
+		while (st->next_take == st->next_queue && !st->done)
+			pthread_cond_wait(&st->job_ready, &st->lock);
+		if (st->next_take == st->next_queue)
 			break;
-		}
-		job = st->queue[st->head];
-		st->head = (st->head + 1) % QUEUE_LEN;
-		st->count--;
-		pthread_cond_signal(&st->not_full);
+		job = &st->window[st->next_take++ % WINDOW];
 		pthread_mutex_unlock(&st->lock);
 		if (buf && sector_buf)
-			run_job(st, &job, buf, sector_buf);
-		free(job.csums);
+			run_job(st, job, buf, sector_buf);
+		else
+			job->lost = true;
+		pthread_mutex_lock(&st->lock);
+		job->finished = true;
+		report_finished(st);
 	}
+	pthread_mutex_unlock(&st->lock);
 	free(buf);
 	free(sector_buf);
 	return NULL;
@@ -153,17 +182,20 @@ static void *worker(void *arg)
 static int queue_job(struct verify_state *st, u64 start, u32 nr, const u8 *csums)
 {
 	size_t size = (size_t)nr * st->ctx->fs_info->csum_size;
-	struct csum_job job = { start, nr, malloc(size) };
+	struct csum_job *job;
+	u8 *copy = malloc(size);
 
-	if (!job.csums)
+	if (!copy)
 		return -ENOMEM;
-	memcpy(job.csums, csums, size);
+	memcpy(copy, csums, size);
 	pthread_mutex_lock(&st->lock);
-	while (st->count == QUEUE_LEN)
-		pthread_cond_wait(&st->not_full, &st->lock);
-	st->queue[(st->head + st->count) % QUEUE_LEN] = job;
-	st->count++;
-	pthread_cond_signal(&st->not_empty);
+	while (st->next_queue - st->next_report == WINDOW)
+		pthread_cond_wait(&st->slot_free, &st->lock);
+	job = &st->window[st->next_queue++ % WINDOW];
+	job->start = start;
+	job->nr_sectors = nr;
+	job->csums = copy;
+	pthread_cond_signal(&st->job_ready);
 	pthread_mutex_unlock(&st->lock);
 	return 0;
 }
@@ -227,8 +259,8 @@ int verify_data_csums(struct check_ctx *ctx, u64 total_bytes)
 	memset(&st, 0, sizeof(st));
 	st.ctx = ctx;
 	pthread_mutex_init(&st.lock, NULL);
-	pthread_cond_init(&st.not_empty, NULL);
-	pthread_cond_init(&st.not_full, NULL);
+	pthread_cond_init(&st.job_ready, NULL);
+	pthread_cond_init(&st.slot_free, NULL);
 	nr_threads = cpus < 1 ? 1 : cpus > MAX_WORKERS ? MAX_WORKERS : (int)cpus;
 	progress_start(&ctx->progress, "data bytes", total_bytes);
 	for (i = 0; i < nr_threads; i++) {
@@ -243,14 +275,14 @@ int verify_data_csums(struct check_ctx *ctx, u64 total_bytes)
 	ret = produce_jobs(&st);
 	pthread_mutex_lock(&st.lock);
 	st.done = true;
-	pthread_cond_broadcast(&st.not_empty);
+	pthread_cond_broadcast(&st.job_ready);
 	pthread_mutex_unlock(&st.lock);
 	for (i = 0; i < started; i++)
 		pthread_join(threads[i], NULL);
 out:
 	progress_end(&ctx->progress);
 	pthread_mutex_destroy(&st.lock);
-	pthread_cond_destroy(&st.not_empty);
-	pthread_cond_destroy(&st.not_full);
+	pthread_cond_destroy(&st.job_ready);
+	pthread_cond_destroy(&st.slot_free);
 	return ret;
 }
