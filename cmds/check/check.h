@@ -114,6 +114,7 @@ struct problem_queue *problem_queue_create(void);
 /* 0, or -ENOMEM */
 int problem_queue_add(struct problem_queue *q, enum problem_code code,
 		      const struct problem_ctx *pctx);
+size_t problem_queue_len(const struct problem_queue *q);
 /* report every queued finding through check_problem(), in order */
 void problem_queue_report(struct check_ctx *ctx, const struct problem_queue *q);
 void problem_queue_destroy(struct problem_queue *q);

@@ -116,6 +116,8 @@ struct fs_tree {
 	u64 last_leaf;
 	/* findings held for phase 7 when phase 3 streams the tree, else NULL */
 	struct problem_queue *deferred;
+	size_t deferred_max;
+	bool deferred_full;	/* too many held: phase 7 checks the tree again */
 };
 
 /* report a finding of @t, or queue it when @t is checked ahead of phase 7 */
@@ -156,8 +158,9 @@ void fs_extents_finish(struct fs_tree *t);
  * damaged), the tree is checked from those reads and phase 7 only reports
  * the findings, instead of reading the tree a second time.
  * fs_tree_ahead_start() returns NULL when @r is not a tree to check this
- * way; fs_tree_ahead_end() keeps the result when @whole, else drops it and
- * leaves the tree to phase 7.  0, or -ENOMEM.
+ * way; fs_tree_ahead_end() keeps the result when @whole, else (or when
+ * the tree had more findings than phase 3 holds) drops it and leaves the
+ * tree to phase 7.  0, or -ENOMEM.
  */
 struct walk_root;
 struct fs_tree *fs_tree_ahead_start(struct check_ctx *ctx, const struct walk_root *r,

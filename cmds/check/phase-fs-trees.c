@@ -88,13 +88,38 @@ static int load_orphans(struct fs_tree *t)
 
 /* ---- the stream ---- */
 
+/*
+ * Findings phase 3 may hold for one tree.  A tree with more is checked
+ * again by phase 7, which reports as it goes: memory stays bounded
+ * however damaged the tree is.  Tests lower it with the environment
+ * variable GHEE_CHECK_DEFERRED_MAX to take that way on small images.
+ */
+#define FS_DEFERRED_MAX		4096
+
+static size_t deferred_max(void)
+{
+	const char *env = getenv("GHEE_CHECK_DEFERRED_MAX");
+	char *end;
+	unsigned long v;
+
+	if (!env || !*env)
+		return FS_DEFERRED_MAX;
+	v = strtoul(env, &end, 10);
+	return *end ? FS_DEFERRED_MAX : v;
+}
+
 void fs_problem(struct fs_tree *t, enum problem_code code,
 		const struct problem_ctx *pctx)
 {
-	if (!t->deferred)
+	if (!t->deferred) {
 		check_problem(t->ctx, code, pctx);
-	else if (problem_queue_add(t->deferred, code, pctx))
-		t->error = -ENOMEM;
+		return;
+	}
+	if (t->deferred_full)
+		return;
+	if (problem_queue_len(t->deferred) >= t->deferred_max ||
+	    problem_queue_add(t->deferred, code, pctx))
+		t->deferred_full = true;
 }
 
 static bool inode_key_type_known(u8 type)
@@ -279,6 +304,7 @@ static struct fs_tree *fs_tree_open(struct check_ctx *ctx, u64 root_id, bool def
 		return NULL;
 	}
 	if (defer) {
+		t->deferred_max = deferred_max();
 		t->deferred = problem_queue_create();
 		if (!t->deferred) {
 			*err = -ENOMEM;
@@ -448,8 +474,9 @@ int fs_tree_ahead_end(struct fs_tree *t, bool whole)
 {
 	int ret = 0;
 
-	if (whole) {
+	if (whole && !t->deferred_full)
 		stream_end(t);
+	if (whole && !t->deferred_full) {
 		ret = fs_checked_add(t->ctx->shared, t->root_id, t->deferred);
 		if (!ret)
 			t->deferred = NULL;

@@ -202,6 +202,11 @@ int problem_queue_add(struct problem_queue *q, enum problem_code code,
 	return 0;
 }
 
+size_t problem_queue_len(const struct problem_queue *q)
+{
+	return q->nr;
+}
+
 void problem_queue_report(struct check_ctx *ctx, const struct problem_queue *q)
 {
 	size_t i;
