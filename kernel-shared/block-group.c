@@ -16,6 +16,7 @@
 #include "ctree.h"
 #include "volumes.h"
 #include "free-space-cache.h"
+#include "array.h"
 
 struct btrfs_bg_free {
 	struct btrfs_free_space_ctl ctl;
@@ -83,15 +84,8 @@ static int bg_table_insert(struct btrfs_write_state *ws, struct btrfs_block_grou
 
 	if (pos < ws->nr_bgs && ws->bgs[pos]->start < bg->start + bg->length)
 		return -EEXIST;
-	if (ws->nr_bgs == ws->alloc_bgs) {
-		size_t n = ws->alloc_bgs ? ws->alloc_bgs * 2 : 32;
-		struct btrfs_block_group **p = realloc(ws->bgs, n * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		ws->bgs = p;
-		ws->alloc_bgs = n;
-	}
+	if (ARRAY_RESERVE(ws->bgs, ws->alloc_bgs, ws->nr_bgs + 1, 32))
+		return -ENOMEM;
 	memmove(&ws->bgs[pos + 1], &ws->bgs[pos], (ws->nr_bgs - pos) * sizeof(*ws->bgs));
 	ws->bgs[pos] = bg;
 	ws->nr_bgs++;

@@ -14,6 +14,7 @@
 #include "block-group.h"
 #include "ctree.h"
 #include "volumes.h"
+#include "array.h"
 
 #define SZ_1M	(1024ULL * 1024)
 #define SZ_8M	(8 * SZ_1M)
@@ -149,18 +150,12 @@ static int dev_alloc_add(struct btrfs_dev_alloc *da, u64 start, u64 len)
 	    (pos > 0 && da->starts[pos - 1] + da->lens[pos - 1] > start))
 		return -EEXIST;
 	if (da->nr == da->alloc) {
-		size_t n = da->alloc ? da->alloc * 2 : 16;
-		u64 *s = realloc(da->starts, n * sizeof(*s));
-		u64 *l;
+		/* two arrays of one length: grow a copy of it for the first */
+		size_t alloc_starts = da->alloc;
 
-		if (!s)
+		if (ARRAY_RESERVE(da->starts, alloc_starts, da->nr + 1, 16) ||
+		    ARRAY_RESERVE(da->lens, da->alloc, da->nr + 1, 16))
 			return -ENOMEM;
-		da->starts = s;
-		l = realloc(da->lens, n * sizeof(*l));
-		if (!l)
-			return -ENOMEM;
-		da->lens = l;
-		da->alloc = n;
 	}
 	memmove(&da->starts[pos + 1], &da->starts[pos], (da->nr - pos) * sizeof(u64));
 	memmove(&da->lens[pos + 1], &da->lens[pos], (da->nr - pos) * sizeof(u64));

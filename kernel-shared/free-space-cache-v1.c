@@ -39,6 +39,7 @@
 #include "ctree.h"
 #include "write-io.h"
 #include "crc32c.h"
+#include "array.h"
 
 #define V1_PAGE			4096U
 #define V1_MAX_PAGES		((V1_PAGE - sizeof(u64)) / sizeof(u32))
@@ -309,15 +310,8 @@ static int run_cmp(const void *x, const void *y)
 
 static int runs_add(struct v1_run **runs, size_t *nr, size_t *alloc, u64 start, u64 len)
 {
-	if (*nr == *alloc) {
-		size_t n = *alloc ? *alloc * 2 : 64;
-		struct v1_run *p = realloc(*runs, n * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		*runs = p;
-		*alloc = n;
-	}
+	if (ARRAY_RESERVE(*runs, *alloc, *nr + 1, 64))
+		return -ENOMEM;
 	(*runs)[*nr].start = start;
 	(*runs)[*nr].len = len;
 	(*nr)++;

@@ -17,6 +17,7 @@
 #include "block-group.h"
 #include "extent-tree.h"
 #include "ctree.h"
+#include "array.h"
 
 #define FST_BITMAP_BITS		2048	/* bits of one bitmap item */
 #define FST_BITMAP_BYTES	(FST_BITMAP_BITS / 8)
@@ -29,13 +30,6 @@ struct fst_entry {
 
 struct fst_list {
 	struct fst_entry *e;
-	size_t nr;
-	size_t alloc;
-};
-
-struct range_list {
-	u64 *start;
-	u64 *len;
 	size_t nr;
 	size_t alloc;
 };
@@ -55,15 +49,8 @@ static int fst_list_add(struct fst_list *l, const struct btrfs_key *key,
 {
 	struct fst_entry *e;
 
-	if (l->nr == l->alloc) {
-		size_t n = l->alloc ? l->alloc * 2 : 64;
-
-		e = realloc(l->e, n * sizeof(*e));
-		if (!e)
-			return -ENOMEM;
-		l->e = e;
-		l->alloc = n;
-	}
+	if (ARRAY_RESERVE(l->e, l->alloc, l->nr + 1, 64))
+		return -ENOMEM;
 	e = &l->e[l->nr];
 	e->key = *key;
 	e->size = size;
@@ -78,51 +65,18 @@ static int fst_list_add(struct fst_list *l, const struct btrfs_key *key,
 	return 0;
 }
 
-static int range_add(struct range_list *r, u64 start, u64 len)
-{
-	if (r->nr && r->start[r->nr - 1] + r->len[r->nr - 1] == start) {
-		r->len[r->nr - 1] += len;
-		return 0;
-	}
-	if (r->nr == r->alloc) {
-		size_t n = r->alloc ? r->alloc * 2 : 64;
-		u64 *s = realloc(r->start, n * sizeof(*s));
-		u64 *l;
-
-		if (!s)
-			return -ENOMEM;
-		r->start = s;
-		l = realloc(r->len, n * sizeof(*l));
-		if (!l)
-			return -ENOMEM;
-		r->len = l;
-		r->alloc = n;
-	}
-	r->start[r->nr] = start;
-	r->len[r->nr] = len;
-	r->nr++;
-	return 0;
-}
-
-static void range_free(struct range_list *r)
-{
-	free(r->start);
-	free(r->len);
-	memset(r, 0, sizeof(*r));
-}
-
 /* free ranges of @bg according to the extent tree */
 int btrfs_block_group_free_ranges(struct btrfs_fs_info *fs_info,
 				  const struct btrfs_block_group *bg,
-				  u64 **starts, u64 **lens, size_t *nr)
+				  struct range_list *ranges)
 {
 	struct btrfs_root *root = btrfs_extent_root(fs_info);
 	struct btrfs_key key = { bg->start, 0, 0 };
 	u64 end = bg->start + bg->length, pos = bg->start;
-	struct range_list r = { 0 };
 	struct btrfs_path path;
 	int ret;
 
+	range_list_init(ranges);
 	btrfs_init_path(&path);
 	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
 	if (ret < 0)
@@ -136,11 +90,8 @@ int btrfs_block_group_free_ranges(struct btrfs_fs_info *fs_info,
 			break;
 		if (key.type == BTRFS_EXTENT_ITEM_KEY || key.type == BTRFS_METADATA_ITEM_KEY) {
 			len = key.type == BTRFS_EXTENT_ITEM_KEY ? key.offset : fs_info->nodesize;
-			if (key.objectid > pos) {
-				ret = range_add(&r, pos, key.objectid - pos);
-				if (ret)
-					goto out;
-			}
+			if (key.objectid > pos)
+				range_list_add(ranges, pos, key.objectid - pos);
 			if (key.objectid + len > pos)
 				pos = key.objectid + len;
 		}
@@ -150,17 +101,14 @@ int btrfs_block_group_free_ranges(struct btrfs_fs_info *fs_info,
 		goto out;
 	ret = 0;
 	if (pos < end)
-		ret = range_add(&r, pos, end - pos);
+		range_list_add(ranges, pos, end - pos);
+	if (ranges->oom)
+		ret = -ENOMEM;
 out:
 	btrfs_release_path(&path);
-	if (ret) {
-		range_free(&r);
-		return ret;
-	}
-	*starts = r.start;
-	*lens = r.len;
-	*nr = r.nr;
-	return 0;
+	if (ret)
+		range_list_release(ranges);
+	return ret;
 }
 
 /* above this many extents bitmaps take less room (the kernel's rule) */
@@ -190,12 +138,11 @@ static int add_bitmaps(const struct btrfs_fs_info *fs_info,
 		struct btrfs_key key = { off, BTRFS_FREE_SPACE_BITMAP_KEY, len };
 
 		memset(bits, 0, sizeof(bits));
-		while (i < r->nr && r->start[i] + r->len[i] <= off)
+		while (i < r->nr && r->r[i].end <= off)
 			i++;
-		for (size_t j = i; j < r->nr && r->start[j] < off + len; j++) {
-			u64 s = r->start[j] > off ? r->start[j] : off;
-			u64 e = r->start[j] + r->len[j] < off + len ?
-				r->start[j] + r->len[j] : off + len;
+		for (size_t j = i; j < r->nr && r->r[j].start < off + len; j++) {
+			u64 s = r->r[j].start > off ? r->r[j].start : off;
+			u64 e = r->r[j].end < off + len ? r->r[j].end : off + len;
 			u64 b;
 
 			for (b = (s - off) / fs_info->sectorsize;
@@ -214,7 +161,7 @@ static int wanted_entries(struct btrfs_fs_info *fs_info,
 			  const struct btrfs_block_group *bg, bool use_bitmaps,
 			  struct fst_list *want)
 {
-	struct range_list r = { 0 };
+	struct range_list r;
 	struct btrfs_free_space_info info;
 	struct btrfs_key key = { bg->start, BTRFS_FREE_SPACE_INFO_KEY, bg->length };
 	u64 high = bitmap_high_thresh(fs_info, bg);
@@ -222,7 +169,7 @@ static int wanted_entries(struct btrfs_fs_info *fs_info,
 	size_t i;
 	int ret;
 
-	ret = btrfs_block_group_free_ranges(fs_info, bg, &r.start, &r.len, &r.nr);
+	ret = btrfs_block_group_free_ranges(fs_info, bg, &r);
 	if (ret)
 		return ret;
 	if (r.nr > high)
@@ -235,11 +182,12 @@ static int wanted_entries(struct btrfs_fs_info *fs_info,
 	if (!ret && use_bitmaps)
 		ret = add_bitmaps(fs_info, bg, &r, want);
 	for (i = 0; !ret && !use_bitmaps && i < r.nr; i++) {
-		struct btrfs_key k = { r.start[i], BTRFS_FREE_SPACE_EXTENT_KEY, r.len[i] };
+		struct btrfs_key k = { r.r[i].start, BTRFS_FREE_SPACE_EXTENT_KEY,
+				       r.r[i].end - r.r[i].start };
 
 		ret = fst_list_add(want, &k, NULL, 0);
 	}
-	range_free(&r);
+	range_list_release(&r);
 	return ret;
 }
 

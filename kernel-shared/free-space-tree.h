@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include "format.h"
 #include "disk-io.h"
+#include "ranges.h"
 
 struct btrfs_trans_handle;
 struct btrfs_block_group;
@@ -21,10 +22,11 @@ bool btrfs_free_space_tree_dirty(const struct btrfs_fs_info *fs_info);
 
 /*
  * The free ranges of @bg according to the extent tree (superblock copies
- * included, as the kernel keeps them), sorted; the caller frees the arrays.
+ * included, as the kernel keeps them), ascending, into @ranges (initialized
+ * here); on success the caller releases it.  0 or a negative errno.
  */
 int btrfs_block_group_free_ranges(struct btrfs_fs_info *fs_info,
 				  const struct btrfs_block_group *bg,
-				  u64 **starts, u64 **lens, size_t *nr);
+				  struct range_list *ranges);
 
 #endif

@@ -17,6 +17,7 @@
 #include "extent_io.h"
 #include "disk-io.h"
 #include "ctree.h"
+#include "array.h"
 
 void btrfs_printer_init(struct btrfs_printer *p, FILE *out,
 			struct btrfs_fs_info *fs_info, unsigned int mode)
@@ -908,15 +909,8 @@ static int level_list_add_children(struct btrfs_printer *p, struct visited *v,
 	for (i = 0; i < nr; i++) {
 		if (!follow_child(p, v, node, i))
 			continue;
-		if (l->nr == l->cap) {
-			size_t cap = l->cap ? l->cap * 2 : 256;
-			void *tmp = realloc(l->refs, cap * sizeof(*l->refs));
-
-			if (!tmp)
-				return -ENOMEM;
-			l->refs = tmp;
-			l->cap = cap;
-		}
+		if (ARRAY_RESERVE(l->refs, l->cap, l->nr + 1, 256))
+			return -ENOMEM;
 		l->refs[l->nr].bytenr = btrfs_node_blockptr(node, i);
 		l->refs[l->nr].generation = btrfs_node_ptr_generation(node, i);
 		l->nr++;

@@ -14,6 +14,7 @@
 #include "free-space-tree.h"
 #include "free-space-cache.h"
 #include "write-io.h"
+#include "array.h"
 
 /* commit passes before giving up on metadata that keeps changing */
 #define COMMIT_MAX_PASSES 64
@@ -134,15 +135,8 @@ static int add_tracked(struct btrfs_write_state *ws, struct btrfs_root *root,
 {
 	if (find_tracked(ws, root))
 		return 0;
-	if (ws->nr_roots == ws->alloc_roots) {
-		size_t n = ws->alloc_roots ? ws->alloc_roots * 2 : 16;
-		struct btrfs_tracked_root *p = realloc(ws->roots, n * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		ws->roots = p;
-		ws->alloc_roots = n;
-	}
+	if (ARRAY_RESERVE(ws->roots, ws->alloc_roots, ws->nr_roots + 1, 16))
+		return -ENOMEM;
 	ws->roots[ws->nr_roots].root = root;
 	ws->roots[ws->nr_roots].dirty = false;
 	ws->roots[ws->nr_roots].owned = owned;

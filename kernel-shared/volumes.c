@@ -12,6 +12,7 @@
 #include "volumes.h"
 #include "disk-io.h"
 #include "accessors.h"
+#include "array.h"
 
 void chunk_map_init(struct chunk_map *map)
 {
@@ -51,15 +52,8 @@ int chunk_map_insert(struct chunk_map *map, struct map_lookup *ml)
 
 	if (pos < map->nr && map->maps[pos]->logical < ml->logical + ml->length)
 		return -EEXIST;
-	if (map->nr == map->alloc) {
-		size_t n = map->alloc ? map->alloc * 2 : 64;
-		struct map_lookup **maps = realloc(map->maps, n * sizeof(*maps));
-
-		if (!maps)
-			return -ENOMEM;
-		map->maps = maps;
-		map->alloc = n;
-	}
+	if (ARRAY_RESERVE(map->maps, map->alloc, map->nr + 1, 64))
+		return -ENOMEM;
 	memmove(&map->maps[pos + 1], &map->maps[pos],
 		(map->nr - pos) * sizeof(*map->maps));
 	map->maps[pos] = ml;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdlib.h>
 #include "ranges.h"
+#include "array.h"
 
 void range_list_init(struct range_list *l)
 {
@@ -39,16 +40,9 @@ void range_list_add(struct range_list *l, uint64_t start, uint64_t len)
 		if (start < last->start)
 			l->unsorted = true;
 	}
-	if (l->nr == l->alloc) {
-		size_t n = l->alloc ? l->alloc * 2 : 256;
-		struct range *p = realloc(l->r, n * sizeof(*p));
-
-		if (!p) {
-			l->oom = true;
-			return;
-		}
-		l->r = p;
-		l->alloc = n;
+	if (ARRAY_RESERVE(l->r, l->alloc, l->nr + 1, 256)) {
+		l->oom = true;
+		return;
 	}
 	l->r[l->nr].start = start;
 	l->r[l->nr].end = end;

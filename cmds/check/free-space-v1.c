@@ -26,6 +26,7 @@
 #include "lib/ranges.h"
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/volumes.h"
+#include "array.h"
 
 #define CACHE_PAGE		4096U
 #define CACHE_MAX_SIZE		(64ULL << 20)
@@ -393,16 +394,9 @@ static int collect_headers(struct check_ctx *ctx, struct cache_header **out, siz
 		if (key.objectid != BTRFS_FREE_SPACE_OBJECTID)
 			break;
 		if (btrfs_item_size(path.nodes[0], path.slots[0]) >= sizeof(*fh)) {
-			if (*nr == alloc) {
-				struct cache_header *p;
-
-				alloc = alloc ? alloc * 2 : 32;
-				p = realloc(h, alloc * sizeof(*p));
-				if (!p) {
-					ret = -ENOMEM;
-					break;
-				}
-				h = p;
+			if (ARRAY_RESERVE(h, alloc, *nr + 1, 32)) {
+				ret = -ENOMEM;
+				break;
 			}
 			fh = btrfs_item_ptr(path.nodes[0], path.slots[0],
 					    struct btrfs_free_space_header);

@@ -30,6 +30,7 @@
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/inode.h"
 #include "kernel-shared/tree-checker.h"
+#include "array.h"
 
 #define FS_NAME_SHOWN	(BTRFS_NAME_LEN + 1)
 
@@ -193,16 +194,9 @@ static bool entry_location(struct fs_tree *t, const struct btrfs_dir_item *di,
 
 static int pend_add(struct fs_tree *t, const struct fs_dir_pending *p)
 {
-	if (t->nr_pend == t->alloc_pend) {
-		size_t n = t->alloc_pend ? t->alloc_pend * 2 : 256;
-		struct fs_dir_pending *v = realloc(t->pend, n * sizeof(*v));
-
-		if (!v) {
-			t->error = -ENOMEM;
-			return t->error;
-		}
-		t->pend = v;
-		t->alloc_pend = n;
+	if (ARRAY_RESERVE(t->pend, t->alloc_pend, t->nr_pend + 1, 256)) {
+		t->error = -ENOMEM;
+		return t->error;
 	}
 	t->pend[t->nr_pend++] = *p;
 	t->pend_sorted = false;

@@ -22,6 +22,7 @@
 #include "data-csum.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/ctree.h"
+#include "array.h"
 
 static void check_csum_item(struct check_ctx *ctx, struct extent_buffer *leaf,
 			    int slot, const struct btrfs_key *key, u64 *prev_end,
@@ -188,15 +189,9 @@ int check_need_csums(struct check_shared *shared, u64 start, u64 len, u64 root,
 {
 	struct csum_need *n;
 
-	if (shared->nr_csum_needs == shared->alloc_csum_needs) {
-		size_t alloc = shared->alloc_csum_needs ? shared->alloc_csum_needs * 2 : 1024;
-		struct csum_need *p = realloc(shared->csum_needs, alloc * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		shared->csum_needs = p;
-		shared->alloc_csum_needs = alloc;
-	}
+	if (ARRAY_RESERVE(shared->csum_needs, shared->alloc_csum_needs,
+			  shared->nr_csum_needs + 1, 1024))
+		return -ENOMEM;
 	n = &shared->csum_needs[shared->nr_csum_needs++];
 	n->start = start;
 	n->len = len;

@@ -27,6 +27,7 @@
 #include "iter.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/tree-checker.h"
+#include "array.h"
 
 struct fs_tree_id {
 	u64 id;
@@ -68,16 +69,9 @@ static int load_orphans(struct fs_tree *t)
 		btrfs_path_key(&path, &key);
 		if (key.objectid != BTRFS_ORPHAN_OBJECTID || key.type != BTRFS_ORPHAN_ITEM_KEY)
 			break;
-		if (t->nr_orphans == alloc) {
-			size_t n = alloc ? alloc * 2 : 64;
-			u64 *p = realloc(t->orphans, n * sizeof(*p));
-
-			if (!p) {
-				ret = -ENOMEM;
-				break;
-			}
-			t->orphans = p;
-			alloc = n;
+		if (ARRAY_RESERVE(t->orphans, alloc, t->nr_orphans + 1, 64)) {
+			ret = -ENOMEM;
+			break;
 		}
 		t->orphans[t->nr_orphans++] = key.offset;
 		ret = check_iter_next(&t->root, &path);
@@ -359,15 +353,8 @@ static int add_tree_id(struct check_ctx *ctx, struct fs_trees *all,
 	}
 	if (all->nr && all->ids[all->nr - 1].id == objectid)
 		return 0;
-	if (all->nr == all->alloc) {
-		size_t n = all->alloc ? all->alloc * 2 : 64;
-		struct fs_tree_id *p = realloc(all->ids, n * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		all->ids = p;
-		all->alloc = n;
-	}
+	if (ARRAY_RESERVE(all->ids, all->alloc, all->nr + 1, 64))
+		return -ENOMEM;
 	id = &all->ids[all->nr++];
 	id->id = objectid;
 	id->blocks = blocks;
@@ -399,22 +386,21 @@ static int collect_trees(struct check_ctx *ctx, struct fs_trees *all)
 
 /* ---- trees phase 3 checks while it reads them ---- */
 
+static int cmp_checked_root(const void *key, const void *elem)
+{
+	u64 root = *(const u64 *)key;
+	const struct fs_tree_checked *c = elem;
+
+	return root < c->root ? -1 : root > c->root;
+}
+
 static const struct fs_tree_checked *fs_checked_find(const struct check_shared *shared,
 						     u64 root)
 {
-	size_t lo = 0, hi = shared->nr_fs_checked;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (shared->fs_checked[mid].root < root)
-			lo = mid + 1;
-		else if (shared->fs_checked[mid].root > root)
-			hi = mid;
-		else
-			return &shared->fs_checked[mid];
-	}
-	return NULL;
+	if (!shared->nr_fs_checked)
+		return NULL;
+	return bsearch(&root, shared->fs_checked, shared->nr_fs_checked,
+		       sizeof(*shared->fs_checked), cmp_checked_root);
 }
 
 /* keeps the array ascending; phase 3 walks the trees in that order anyway */
@@ -423,15 +409,9 @@ static int fs_checked_add(struct check_shared *shared, u64 root,
 {
 	size_t i;
 
-	if (shared->nr_fs_checked == shared->alloc_fs_checked) {
-		size_t n = shared->alloc_fs_checked ? shared->alloc_fs_checked * 2 : 16;
-		struct fs_tree_checked *p = realloc(shared->fs_checked, n * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		shared->fs_checked = p;
-		shared->alloc_fs_checked = n;
-	}
+	if (ARRAY_RESERVE(shared->fs_checked, shared->alloc_fs_checked,
+			  shared->nr_fs_checked + 1, 16))
+		return -ENOMEM;
 	for (i = shared->nr_fs_checked; i > 0 && shared->fs_checked[i - 1].root > root; i--)
 		shared->fs_checked[i] = shared->fs_checked[i - 1];
 	shared->fs_checked[i].root = root;

@@ -22,6 +22,7 @@
 #include "log-tree.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/ctree.h"
+#include "array.h"
 
 #define QG_MAX_ROOTS_PER_EXTENT	64
 #define QG_MAX_DEPTH		8
@@ -102,15 +103,8 @@ static struct qgroup *get_qgroup(struct qgroup_state *st, u64 id)
 
 	if (g)
 		return g;
-	if (st->nr == st->alloc) {
-		size_t n = st->alloc ? st->alloc * 2 : 16;
-		struct qgroup *p = realloc(st->groups, n * sizeof(*p));
-
-		if (!p)
-			return NULL;
-		st->groups = p;
-		st->alloc = n;
-	}
+	if (ARRAY_RESERVE(st->groups, st->alloc, st->nr + 1, 16))
+		return NULL;
 	g = &st->groups[st->nr++];
 	memset(g, 0, sizeof(*g));
 	g->id = id;
@@ -277,15 +271,8 @@ static bool memo_grow_index(struct qgroup_state *st)
 
 static void memo_add(struct qgroup_state *st, u64 bytenr, const struct root_set *set)
 {
-	if (st->memo_nr == st->memo_alloc) {
-		size_t n = st->memo_alloc ? st->memo_alloc * 2 : 64;
-		struct memo_entry *p = realloc(st->memo, n * sizeof(*p));
-
-		if (!p)
-			return;		/* only slower */
-		st->memo = p;
-		st->memo_alloc = n;
-	}
+	if (ARRAY_RESERVE(st->memo, st->memo_alloc, st->memo_nr + 1, 64))
+		return;		/* only slower */
 	if ((st->memo_nr + 1) * 2 > st->memo_slots && !memo_grow_index(st))
 		return;
 	st->memo[st->memo_nr].bytenr = bytenr;

@@ -21,6 +21,7 @@
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/print-tree.h"
+#include "array.h"
 
 struct root_summary {
 	u64 objectid;
@@ -87,15 +88,8 @@ static int add_root(struct roots_state *st, const struct btrfs_key *key,
 	if (st->nr && st->roots[st->nr - 1].objectid == key->objectid)
 		r = &st->roots[st->nr - 1];	/* several items: keep the last */
 	else {
-		if (st->nr == st->alloc) {
-			size_t n = st->alloc ? st->alloc * 2 : 64;
-			struct root_summary *p = realloc(st->roots, n * sizeof(*p));
-
-			if (!p)
-				return -ENOMEM;
-			st->roots = p;
-			st->alloc = n;
-		}
+		if (ARRAY_RESERVE(st->roots, st->alloc, st->nr + 1, 64))
+			return -ENOMEM;
 		r = &st->roots[st->nr++];
 	}
 	memset(r, 0, sizeof(*r));

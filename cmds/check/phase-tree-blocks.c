@@ -26,6 +26,7 @@
 #include "tree-walk.h"
 #include "fs-trees.h"
 #include "kernel-shared/ctree.h"
+#include "array.h"
 
 struct root_list {
 	struct walk_root *roots;
@@ -35,15 +36,8 @@ struct root_list {
 
 static int root_list_add(struct root_list *l, const struct walk_root *r)
 {
-	if (l->nr == l->alloc) {
-		size_t n = l->alloc ? l->alloc * 2 : 64;
-		struct walk_root *p = realloc(l->roots, n * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		l->roots = p;
-		l->alloc = n;
-	}
+	if (ARRAY_RESERVE(l->roots, l->alloc, l->nr + 1, 64))
+		return -ENOMEM;
 	l->roots[l->nr++] = *r;
 	return 0;
 }
@@ -54,15 +48,8 @@ static int add_block_group(struct check_shared *shared, size_t *alloc,
 {
 	struct check_block_group *bg;
 
-	if (shared->nr_block_groups == *alloc) {
-		size_t n = *alloc ? *alloc * 2 : 64;
-
-		bg = realloc(shared->block_groups, n * sizeof(*bg));
-		if (!bg)
-			return -ENOMEM;
-		shared->block_groups = bg;
-		*alloc = n;
-	}
+	if (ARRAY_RESERVE(shared->block_groups, *alloc, shared->nr_block_groups + 1, 64))
+		return -ENOMEM;
 	bg = &shared->block_groups[shared->nr_block_groups++];
 	bg->start = key->objectid;
 	bg->length = key->offset;

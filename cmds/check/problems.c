@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "array.h"
 #include "check.h"
 #include "json-output.h"
 #include "kernel-shared/print-tree.h"
@@ -159,42 +160,20 @@ struct problem_queue *problem_queue_create(void)
 	return calloc(1, sizeof(struct problem_queue));
 }
 
-static int copy_string(const char **s)
-{
-	char *copy;
-
-	if (!*s)
-		return 0;
-	copy = strdup(*s);
-	if (!copy)
-		return -ENOMEM;
-	*s = copy;
-	return 0;
-}
-
 int problem_queue_add(struct problem_queue *q, enum problem_code code,
 		      const struct problem_ctx *pctx)
 {
 	struct queued_problem *e;
 
-	if (q->nr == q->alloc) {
-		size_t n = q->alloc ? q->alloc * 2 : 16;
-
-		e = realloc(q->v, n * sizeof(*e));
-		if (!e)
-			return -ENOMEM;
-		q->v = e;
-		q->alloc = n;
-	}
+	if (ARRAY_RESERVE(q->v, q->alloc, q->nr + 1, 16))
+		return -ENOMEM;
 	e = &q->v[q->nr];
 	e->code = code;
 	e->pctx = *pctx;
-	e->pctx.name = NULL;
-	e->pctx.detail = pctx->detail;
-	if (copy_string(&e->pctx.detail))
-		return -ENOMEM;
-	e->pctx.name = pctx->name;
-	if (copy_string(&e->pctx.name)) {
+	e->pctx.name = pctx->name ? strdup(pctx->name) : NULL;
+	e->pctx.detail = pctx->detail ? strdup(pctx->detail) : NULL;
+	if ((pctx->name && !e->pctx.name) || (pctx->detail && !e->pctx.detail)) {
+		free((char *)e->pctx.name);
 		free((char *)e->pctx.detail);
 		return -ENOMEM;
 	}

@@ -18,6 +18,7 @@
 	X(ctree) \
 	X(ctree_shared) \
 	X(ranges) \
+	X(array) \
 	X(chunk_map) \
 	X(eb_cache) \
 	X(tree_checker) \

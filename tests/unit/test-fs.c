@@ -434,20 +434,22 @@ static void check_fst_bg(struct btrfs_fs_info *fs_info, const struct btrfs_block
 {
 	struct btrfs_root *root = &fs_info->free_space_root;
 	struct btrfs_key key = { bg->start, BTRFS_FREE_SPACE_INFO_KEY, bg->length };
-	u64 *starts, *lens, pos = bg->start, run_start = 0;
+	u64 pos = bg->start, run_start = 0;
+	struct range_list ranges;
 	size_t nr, idx = 0;
 	u32 count;
 	bool in_run = false;
 	struct btrfs_path path;
 	int ret;
 
-	ck_assert_int_eq(btrfs_block_group_free_ranges(fs_info, bg, &starts, &lens, &nr), 0);
+	ck_assert_int_eq(btrfs_block_group_free_ranges(fs_info, bg, &ranges), 0);
+	nr = ranges.nr;
 	btrfs_init_path(&path);
 	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
-	TF_CHECK(ret == 0, "block group %llu has no free space info", (unsigned long long)bg->start);
+	TF_CHECK(ret == 0, "block group %llu has no ranges space info", (unsigned long long)bg->start);
 	count = btrfs_free_space_extent_count(btrfs_item_ptr(path.nodes[0], path.slots[0],
 							     struct btrfs_free_space_info));
-	TF_CHECK(count == nr, "block group %llu: extent_count %u, free ranges %zu",
+	TF_CHECK(count == nr, "block group %llu: extent_count %u, ranges ranges %zu",
 		 (unsigned long long)bg->start, count, nr);
 	ret = btrfs_next_item(root, &path);
 	while (ret == 0) {
@@ -455,8 +457,9 @@ static void check_fst_bg(struct btrfs_fs_info *fs_info, const struct btrfs_block
 		if (key.objectid >= bg->start + bg->length)
 			break;
 		if (key.type == BTRFS_FREE_SPACE_EXTENT_KEY) {
-			TF_CHECK(idx < nr && starts[idx] == key.objectid && lens[idx] == key.offset,
-				 "block group %llu: free space extent %llu+%llu unexpected",
+			TF_CHECK(idx < nr && ranges.r[idx].start == key.objectid &&
+				 ranges.r[idx].end - ranges.r[idx].start == key.offset,
+				 "block group %llu: ranges space extent %llu+%llu unexpected",
 				 (unsigned long long)bg->start, (unsigned long long)key.objectid,
 				 (unsigned long long)key.offset);
 			idx++;
@@ -474,8 +477,8 @@ static void check_fst_bg(struct btrfs_fs_info *fs_info, const struct btrfs_block
 					run_start = at;
 					in_run = true;
 				} else if (!set && in_run) {
-					TF_CHECK(idx < nr && starts[idx] == run_start &&
-						 lens[idx] == at - run_start,
+					TF_CHECK(idx < nr && ranges.r[idx].start == run_start &&
+						 ranges.r[idx].end == at,
 						 "bitmap run %llu+%llu unexpected",
 						 (unsigned long long)run_start,
 						 (unsigned long long)(at - run_start));
@@ -488,15 +491,14 @@ static void check_fst_bg(struct btrfs_fs_info *fs_info, const struct btrfs_block
 		ret = btrfs_next_item(root, &path);
 	}
 	if (in_run) {
-		TF_CHECK(idx < nr && starts[idx] == run_start &&
-			 lens[idx] == bg->start + bg->length - run_start, "last bitmap run");
+		TF_CHECK(idx < nr && ranges.r[idx].start == run_start &&
+			 ranges.r[idx].end == bg->start + bg->length, "last bitmap run");
 		idx++;
 	}
-	TF_CHECK(idx == nr, "block group %llu: %zu of %zu free ranges in the tree",
+	TF_CHECK(idx == nr, "block group %llu: %zu of %zu ranges ranges in the tree",
 		 (unsigned long long)bg->start, idx, nr);
 	btrfs_release_path(&path);
-	free(starts);
-	free(lens);
+	range_list_release(&ranges);
 }
 
 void test_fs_verify_extents(struct test_fs *tfs)
