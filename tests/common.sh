@@ -27,6 +27,13 @@
 : "${GHEE_SAN_EXITCODE:=99}"
 export TOP BUILDDIR GHEE CORPUS CACHE TEST_DIR
 
+# exit status of ghee check (fsck(8) bits, see ghee-check(8))
+CHECK_CLEAN=0
+CHECK_CORRECTED=1
+CHECK_ERRORS=4
+CHECK_CANNOT=8
+CHECK_USAGE=16
+
 _GHEE_CLEANUPS=()
 _GHEE_MOUNTS=()
 declare -A _GHEE_MOUNT_LOOP=()

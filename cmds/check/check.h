@@ -43,6 +43,19 @@ struct problem_ctx {
 	const char *detail;
 };
 
+/*
+ * Exit status bits of fsck(8), documented in ghee-check(8); bits combine
+ * (a repair that fixed some errors and left others exits 1 | 4).
+ */
+enum check_exit {
+	CHECK_EXIT_CLEAN	= 0,	/* no errors */
+	CHECK_EXIT_CORRECTED	= 1,	/* errors were corrected */
+	CHECK_EXIT_ERRORS	= 4,	/* errors left uncorrected */
+	CHECK_EXIT_CANNOT	= 8,	/* operational error: could not check */
+	CHECK_EXIT_USAGE	= 16,	/* usage or syntax error */
+	CHECK_EXIT_CANCELLED	= 32,	/* cancelled by the user */
+};
+
 enum check_format {
 	CHECK_FORMAT_TEXT,
 	CHECK_FORMAT_JSON,

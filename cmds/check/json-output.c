@@ -162,7 +162,7 @@ void check_json_cannot(struct check_json *j, const char *message, int err)
 	json_kv_string(&j->w, "result", "cannot-check");
 	json_kv_stringf(&j->w, "error", "%s%s%s", message, message[0] ? ": " : "",
 			strerror(-err));
-	json_kv_s64(&j->w, "exit_code", 2);
+	json_kv_s64(&j->w, "exit_code", CHECK_EXIT_CANNOT);
 	json_object_end(&j->w);
 	json_writer_finish(&j->w);
 	free(j);

@@ -18,10 +18,6 @@
 #include "cmds/device-scan.h"
 #include "kernel-shared/print-tree.h"
 
-/* exit codes, documented in ghee-check(8) */
-#define CHECK_EXIT_CLEAN	0
-#define CHECK_EXIT_ERRORS	1
-#define CHECK_EXIT_CANNOT	2
 
 #define CHECK_CACHE_BUDGET	(16U << 20)
 
@@ -333,7 +329,7 @@ int cmd_check(int argc, char **argv)
 	int code;
 
 	if (parse_options(argc, argv, &opts))
-		return CHECK_EXIT_CANNOT;
+		return CHECK_EXIT_USAGE;
 	if (device_list_init(&devices, argv + optind, opts.nr_devices)) {
 		fprintf(stderr, "ghee check: out of memory\n");
 		return CHECK_EXIT_CANNOT;

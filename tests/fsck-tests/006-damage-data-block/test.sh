@@ -21,7 +21,7 @@ run_check_cmd "$GHEE" check -q "$img" >/dev/null
 "$GHEE" check -q --check-data-csum "$img" > "$TEST_TMP/check.out" 2>&1
 rc=$?
 cat "$TEST_TMP/check.out"
-[ $rc -eq 1 ] || fail "expected exit status 1 with --check-data-csum, got $rc"
+[ $rc -eq $CHECK_ERRORS ] || fail "expected exit status $CHECK_ERRORS with --check-data-csum, got $rc"
 grep -q "^ERROR: \[DATA_CSUM_MISMATCH\] data at logical $bytenr mirror 1" "$TEST_TMP/check.out" ||
 	fail "the damaged sector at $bytenr is not reported"
 [ "$(grep -c '^ERROR' "$TEST_TMP/check.out")" -eq 1 ] || fail "more findings than the one damaged sector"

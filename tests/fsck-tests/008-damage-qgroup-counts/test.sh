@@ -21,6 +21,6 @@ python3 "$EDIT" "$img" add-item 8 0 242 5 8 8 4096 || fail "edit failed"
 "$GHEE" check -q "$img" > "$TEST_TMP/out" 2>&1
 rc=$?
 cat "$TEST_TMP/out"
-[ $rc -eq 1 ] || fail "expected exit status 1, got $rc"
+[ $rc -eq $CHECK_ERRORS ] || fail "expected exit status $CHECK_ERRORS, got $rc"
 grep -q "^ERROR: \[QGROUP_COUNTS\] qgroup 0/5: counts are different" "$TEST_TMP/out" ||
 	fail "no QGROUP_COUNTS finding for 0/5"

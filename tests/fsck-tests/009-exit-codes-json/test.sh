@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The documented exit codes (0 clean, 1 errors found, 2 could not check)
+# The documented exit codes (fsck(8): 0 clean, 4 errors found, 8 could not check, 16 usage error)
 # and the JSON report: valid JSON, the documented top-level fields, every
 # finding with a code from the catalog, totals that add up.
 
@@ -10,24 +10,24 @@ source "$TOP/tests/fsck-tests/lib/extents-lib.sh"
 need_progs python3
 
 "$GHEE" check "$TEST_TMP/does-not-exist" >/dev/null 2>&1
-[ $? -eq 2 ] || fail "a missing device must exit 2"
+[ $? -eq $CHECK_CANNOT ] || fail "a missing device must exit $CHECK_CANNOT"
 "$GHEE" check --no-such-option x >/dev/null 2>&1
-[ $? -eq 2 ] || fail "a bad option must exit 2"
+[ $? -eq $CHECK_USAGE ] || fail "a bad option must exit $CHECK_USAGE"
 "$GHEE" check >/dev/null 2>&1
-[ $? -eq 2 ] || fail "no device must exit 2"
+[ $? -eq $CHECK_USAGE ] || fail "no device must exit $CHECK_USAGE"
 head -c 1M /dev/zero > "$TEST_TMP/zero.img"
 "$GHEE" check "$TEST_TMP/zero.img" > /dev/null 2> "$TEST_TMP/err"
-[ $? -eq 2 ] || fail "a device without btrfs must exit 2"
+[ $? -eq $CHECK_CANNOT ] || fail "a device without btrfs must exit $CHECK_CANNOT"
 grep -q "cannot check" "$TEST_TMP/err" || fail "no 'cannot check' message"
 "$GHEE" check --format json "$TEST_TMP/zero.img" > "$TEST_TMP/cannot.json" 2>/dev/null
-[ $? -eq 2 ] || fail "a device without btrfs must exit 2 with --format json too"
+[ $? -eq $CHECK_CANNOT ] || fail "a device without btrfs must exit $CHECK_CANNOT with --format json too"
 
 img=$(fsck_base_image) || exit
 "$GHEE" check --format json "$img" > "$TEST_TMP/clean.json" ||
 	fail "the base image must be clean"
 python3 "$EDIT" "$img" add-item 3 1 216 1 16 8 1048576 || fail "edit failed"
 "$GHEE" check --format json "$img" > "$TEST_TMP/bad.json"
-[ $? -eq 1 ] || fail "the damaged image must exit 1"
+[ $? -eq $CHECK_ERRORS ] || fail "the damaged image must exit $CHECK_ERRORS"
 
 python3 - "$TEST_TMP" "$TOP/cmds/check/problems.def" <<'PY' || fail "JSON report is wrong"
 import json, re, sys
@@ -35,8 +35,8 @@ tmp, catalog = sys.argv[1], sys.argv[2]
 codes = set(re.findall(r'^PROBLEM\((\w+),', open(catalog).read(), re.M))
 def load(name):
     return json.load(open(f"{tmp}/{name}.json"))
-for name, result, code in (("clean", "clean", 0), ("bad", "errors", 1),
-                           ("cannot", "cannot-check", 2)):
+for name, result, code in (("clean", "clean", 0), ("bad", "errors", 4),
+                           ("cannot", "cannot-check", 8)):
     doc = load(name)
     for key in ("ghee_version", "devices", "phases", "result", "exit_code"):
         assert key in doc, f"{name}: no {key}"

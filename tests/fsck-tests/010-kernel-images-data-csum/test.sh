@@ -25,7 +25,7 @@ for name in $(bash "$TOP/tests/images/list.sh" "$CACHE"); do
 	rc=$?
 	if [ "$name" = mkfs-empty ] || [ "$name" = mkfs-rootdir ]; then
 		found=$(grep -c '^ERROR' "$TEST_TMP/out")
-		if [ $rc -ne 1 ] || [ "$found" -ne 2 ] ||
+		if [ $rc -ne $CHECK_ERRORS ] || [ "$found" -ne 2 ] ||
 		   ! grep -q 'FREE_SPACE_ORPHAN.*(1048576 FREE_SPACE_INFO 4194304)' "$TEST_TMP/out" ||
 		   ! grep -q 'FREE_SPACE_ORPHAN.*(5242880 FREE_SPACE_INFO 8388608)' "$TEST_TMP/out"; then
 			echo "WRONG: $name should show only the two stale mkfs.btrfs entries"

@@ -32,8 +32,8 @@ for name in $(img_names "$CACHE/images"); do
 		rc=$?
 		other=$(grep '^ERROR:' "$TEST_TMP/out" | grep -v '^ERROR: \[FREE_SPACE_ORPHAN\]')
 		orphans=$(grep -c '^ERROR: \[FREE_SPACE_ORPHAN\]' "$TEST_TMP/out")
-		if _status_is_crash $rc || [ $rc -gt 1 ] || [ -n "$other" ] ||
-		   { [ $rc -eq 1 ] && [ "$orphans" -eq 0 ]; }; then
+		if _status_is_crash $rc || { [ $rc -ne 0 ] && [ $rc -ne $CHECK_ERRORS ]; } || [ -n "$other" ] ||
+		   { [ $rc -eq $CHECK_ERRORS ] && [ "$orphans" -eq 0 ]; }; then
 			echo "FAIL $name $opt (exit $rc):" >&2
 			sed 's/^/    /' "$TEST_TMP/out" | head -n 20 >&2
 			failed=1

@@ -87,7 +87,7 @@ expect_codes()
 	rc=$?
 	cat "$TEST_TMP/check.out" >&2
 	_status_is_crash $rc && fail "crash or sanitizer error (status $rc)"
-	[ $rc -eq 1 ] || fail "expected exit status 1, got $rc"
+	[ $rc -eq $CHECK_ERRORS ] || fail "expected exit status $CHECK_ERRORS, got $rc"
 	want=$(printf '%s\n' "$@" | sort -u)
 	got=$(sed -n 's/^ERROR: \[\([A-Z0-9_]*\)\].*/\1/p' "$TEST_TMP/check.out" | sort -u)
 	[ "$want" = "$got" ] ||
@@ -102,7 +102,7 @@ expect_code_present()
 	rc=$?
 	cat "$TEST_TMP/check.out" >&2
 	_status_is_crash $rc && fail "crash or sanitizer error (status $rc)"
-	[ $rc -eq 1 ] || fail "expected exit status 1, got $rc"
+	[ $rc -eq $CHECK_ERRORS ] || fail "expected exit status $CHECK_ERRORS, got $rc"
 	grep -q "^ERROR: \[$code\] .*$re" "$TEST_TMP/check.out" ||
 		fail "no $code finding${re:+ matching '$re'}"
 }
