@@ -121,7 +121,7 @@ static size_t round_up_to(size_t v, u32 align)
 /* the longest compressed result worth keeping (see compression.h) */
 static size_t keep_limit(size_t in_len, u32 sectorsize)
 {
-	if (in_len <= sectorsize)
+	if (in_len < sectorsize)
 		return in_len - 1;
 	return round_up_to(in_len, sectorsize) - sectorsize;
 }

@@ -39,11 +39,12 @@ u64 btrfs_compress_incompat_flag(u8 type);
  * Compress @in_len bytes (1 .. BTRFS_MAX_UNCOMPRESSED) into @out, which
  * holds *@out_len bytes (at least @in_len); on success *@out_len is the
  * compressed length.  The result is kept only when it saves space the
- * way the kernel requires: for more than one sector of input, the
+ * way the kernel requires: for a sector of input or more, the
  * compressed length rounded up to @sectorsize must be at least a sector
- * smaller than the input rounded up; for at most a sector (an inline
- * candidate), it must be shorter than the input.  Otherwise -E2BIG, and
- * the caller stores the data uncompressed.  @level 0 is the default.
+ * smaller than the input rounded up; for less than a sector (only an
+ * inline extent can be that short), it must be shorter than the input.
+ * Otherwise -E2BIG, and the caller stores the data uncompressed.
+ * @level 0 is the default.
  * -EOPNOTSUPP: @type not built in; -EINVAL: bad type, level or length.
  */
 int btrfs_compress_extent(u8 type, int level, const void *in, size_t in_len,

@@ -140,7 +140,7 @@ static void round_trip(const struct algo *a, const u8 *in, size_t len, u32 ss,
 	if (ret == -E2BIG)
 		return;
 	REQUIRE_INT(ret, ==, 0);
-	if (len <= ss)
+	if (len < ss)
 		REQUIRE_UINT(clen, <, len);
 	else
 		REQUIRE_UINT(round_up_ss(clen, ss) + ss, <=, round_up_ss(len, ss));
@@ -332,6 +332,17 @@ START_TEST(test_arguments)
 	len = 100;	/* output smaller than the input */
 	REQUIRE_INT(btrfs_compress_extent(BTRFS_COMPRESS_ZLIB, 0, in, 8192, 4096, out, &len),
 		    ==, -EINVAL);
+	/* one sector of zeros saves no sector; less than one may go inline */
+	len = sizeof(out);
+	REQUIRE_INT(btrfs_compress_extent(BTRFS_COMPRESS_ZLIB, 0, in, 4096, 4096, out, &len),
+		    ==, -E2BIG);
+	len = sizeof(out);
+	REQUIRE_INT(btrfs_compress_extent(BTRFS_COMPRESS_ZLIB, 0, in, 4095, 4096, out, &len),
+		    ==, 0);
+	REQUIRE_UINT(len, <, 4095);
+	len = sizeof(out);
+	REQUIRE_INT(btrfs_compress_extent(BTRFS_COMPRESS_ZLIB, 0, in, 8192, 4096, out, &len),
+		    ==, 0);
 	len = MAXLEN + 1;
 	REQUIRE_INT(btrfs_decompress_extent(BTRFS_COMPRESS_ZLIB, in, 100, 4096, out, &len),
 		    ==, -EINVAL);
