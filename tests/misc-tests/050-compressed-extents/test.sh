@@ -72,9 +72,11 @@ for s in range(0, len(semi), 4096):
     semi[off:off + n] = rs.randbytes(n)
 open(d + "/semi", "wb").write(bytes(semi[:6 << 20]))
 PY
-files="text small random mixed odd zeros semi"
-specs=
-for f in $files; do specs+=" $f=$src/$f"; done
+base_files="text small random mixed odd zeros"
+# the file list of algorithm $1 (semi is only needed for lzo's framing)
+files_of() {
+	if [ "$1" = lzo ]; then echo "$base_files semi"; else echo "$base_files"; fi
+}
 
 # count of EXTENT_DATA items compressed with type $2 (1 zlib 2 lzo 3 zstd) in $1
 count_compressed() {
@@ -106,8 +108,11 @@ compare_mounted() {
 }
 
 ntested=0
-for spec in zlib:1 zlib zlib:9 lzo zstd:1 zstd zstd:15; do
+for spec in zlib:1 zlib:9 lzo zstd:1 zstd:15; do
 	algo=${spec%%:*}
+	files=$(files_of "$algo")
+	specs=
+	for f in $files; do specs+=" $f=$src/$f"; done
 	case $algo in zlib) type=1 ;; lzo) type=2 ;; zstd) type=3 ;; esac
 	img=$TEST_TMP/ghee-$spec.img
 	truncate -s 256M "$img"
@@ -121,9 +126,9 @@ for spec in zlib:1 zlib zlib:9 lzo zstd:1 zstd zstd:15; do
 	fi
 	[ $rc -eq 0 ] || fail "$spec: compressed-io write: $out"
 	read -r _ ncomp _ nplain _ ninline _ npads <<< "$out"
-	# text 8 + mixed 3 + odd 2 + zeros 2 + semi 48 pieces pay; random 3 +
+	# text 8 + mixed 3 + odd 2 + zeros 2 (+ semi 48) pieces pay; random 3 +
 	# mixed 2 + the zeros' tail do not; small goes inline
-	[ "$ncomp" -ge 60 ] && [ "$nplain" -ge 4 ] && [ "$ninline" -eq 1 ] ||
+	[ "$ncomp" -ge 12 ] && [ "$nplain" -ge 4 ] && [ "$ninline" -eq 1 ] ||
 		fail "$spec: unexpected extent mix: $out"
 	[ "$algo" != lzo ] || [ "$npads" -gt 0 ] ||
 		fail "lzo: no segment header came near a sector end, the rule is untested"
@@ -145,6 +150,7 @@ done
 # ---- the kernel writes, ghee's decoders read ----
 for algo in zlib lzo zstd; do
 	case $algo in zlib) type=1 ;; lzo) type=2 ;; zstd) type=3 ;; esac
+	files=$(files_of "$algo")
 	img=$TEST_TMP/kernel-$algo.img
 	truncate -s 256M "$img"
 	mkfs.btrfs -q -f "$img" > /dev/null 2>&1 || fail "mkfs.btrfs failed"
@@ -154,7 +160,7 @@ for algo in zlib lzo zstd; do
 	inos=$(for f in $files; do stat -c %i "$mnt/$f"; done)
 	umount_image "$mnt" || fail "umount failed"
 	n=$(count_compressed "$img" "$type")
-	[ "$n" -ge 60 ] || fail "kernel $algo: only $n compressed extents"
+	[ "$n" -ge 12 ] || fail "kernel $algo: only $n compressed extents"
 	total=0
 	set -- $files
 	for ino in $inos; do
@@ -169,7 +175,7 @@ for algo in zlib lzo zstd; do
 		total=$((total + $(awk -v t="$algo" '{ for (i = 1; i < NF; i++) if ($i == t) print $(i + 1) }' <<< "$out")))
 		shift
 	done
-	[ "$total" -ge 60 ] || fail "kernel $algo: only $total compressed extents decoded"
+	[ "$total" -ge 12 ] || fail "kernel $algo: only $total compressed extents decoded"
 	echo "kernel $algo: $total compressed extents decoded by ghee, every file equal"
 	rm -f "$img"
 done
