@@ -37,6 +37,44 @@
 
 #define LZO_LEN 4
 
+/*
+ * Per-thread state, each part made on first use: setting up a zlib or
+ * zstd stream costs tens of microseconds, more than compressing a small
+ * file, so it is made once and reset between extents.
+ */
+struct btrfs_compress_ws {
+	bool deflate_ready, inflate_ready;
+	int deflate_level;
+	z_stream deflate;
+	z_stream inflate;
+	u8 *lzo_mem;		/* lzo1x work memory, a segment, a sector */
+#ifdef HAVE_ZSTD
+	ZSTD_CCtx *cctx;
+	ZSTD_DCtx *dctx;
+#endif
+};
+
+struct btrfs_compress_ws *btrfs_compress_ws_alloc(void)
+{
+	return calloc(1, sizeof(struct btrfs_compress_ws));
+}
+
+void btrfs_compress_ws_free(struct btrfs_compress_ws *ws)
+{
+	if (!ws)
+		return;
+	if (ws->deflate_ready)
+		deflateEnd(&ws->deflate);
+	if (ws->inflate_ready)
+		inflateEnd(&ws->inflate);
+	free(ws->lzo_mem);
+#ifdef HAVE_ZSTD
+	ZSTD_freeCCtx(ws->cctx);
+	ZSTD_freeDCtx(ws->dctx);
+#endif
+	free(ws);
+}
+
 const char *btrfs_compress_type_name(u8 type)
 {
 	switch (type) {
@@ -128,46 +166,60 @@ static size_t keep_limit(size_t in_len, u32 sectorsize)
 
 /* ---- zlib ---- */
 
-static int zlib_compress(int level, const u8 *in, size_t in_len, u8 *out,
-			 size_t limit, size_t *out_len)
+static int zlib_compress(struct btrfs_compress_ws *ws, int level, const u8 *in,
+			 size_t in_len, u8 *out, size_t limit, size_t *out_len)
 {
-	z_stream zs;
+	z_stream *zs = &ws->deflate;
 	int zret;
 
-	memset(&zs, 0, sizeof(zs));
-	if (deflateInit(&zs, level) != Z_OK)
-		return -ENOMEM;
-	zs.next_in = (Bytef *)in;
-	zs.avail_in = in_len;
-	zs.next_out = out;
-	zs.avail_out = limit;
-	zret = deflate(&zs, Z_FINISH);
-	*out_len = zs.total_out;
-	deflateEnd(&zs);
+	if (ws->deflate_ready && ws->deflate_level != level) {
+		deflateEnd(zs);
+		ws->deflate_ready = false;
+	}
+	if (!ws->deflate_ready) {
+		memset(zs, 0, sizeof(*zs));
+		if (deflateInit(zs, level) != Z_OK)
+			return -ENOMEM;
+		ws->deflate_ready = true;
+		ws->deflate_level = level;
+	} else if (deflateReset(zs) != Z_OK) {
+		return -EIO;
+	}
+	zs->next_in = (Bytef *)in;
+	zs->avail_in = in_len;
+	zs->next_out = out;
+	zs->avail_out = limit;
+	zret = deflate(zs, Z_FINISH);
+	*out_len = zs->total_out;
 	if (zret == Z_STREAM_END)
 		return 0;
 	return zret == Z_OK || zret == Z_BUF_ERROR ? -E2BIG : -EIO;
 }
 
-static int zlib_decompress(const u8 *in, size_t in_len, u8 *out, size_t *out_len)
+static int zlib_decompress(struct btrfs_compress_ws *ws, const u8 *in, size_t in_len,
+			   u8 *out, size_t *out_len)
 {
-	z_stream zs;
+	z_stream *zs = &ws->inflate;
 	int zret;
 
-	memset(&zs, 0, sizeof(zs));
-	if (inflateInit(&zs) != Z_OK)
-		return -ENOMEM;
-	zs.next_in = (Bytef *)in;
-	zs.avail_in = in_len;
-	zs.next_out = out;
-	zs.avail_out = *out_len;
-	zret = inflate(&zs, Z_FINISH);
-	*out_len = zs.total_out;
-	inflateEnd(&zs);
+	if (!ws->inflate_ready) {
+		memset(zs, 0, sizeof(*zs));
+		if (inflateInit(zs) != Z_OK)
+			return -ENOMEM;
+		ws->inflate_ready = true;
+	} else if (inflateReset(zs) != Z_OK) {
+		return -EIO;
+	}
+	zs->next_in = (Bytef *)in;
+	zs->avail_in = in_len;
+	zs->next_out = out;
+	zs->avail_out = *out_len;
+	zret = inflate(zs, Z_FINISH);
+	*out_len = zs->total_out;
 	if (zret == Z_STREAM_END)
 		return 0;
 	/* a full output ends the read, as in the kernel */
-	if ((zret == Z_OK || zret == Z_BUF_ERROR) && zs.avail_out == 0)
+	if ((zret == Z_OK || zret == Z_BUF_ERROR) && zs->avail_out == 0)
 		return 0;
 	return -EUCLEAN;
 }
@@ -175,21 +227,31 @@ static int zlib_decompress(const u8 *in, size_t in_len, u8 *out, size_t *out_len
 /* ---- lzo ---- */
 
 #ifdef HAVE_LZO
-static int lzo_compress(const u8 *in, size_t in_len, u32 sectorsize, u8 *out,
-			size_t limit, size_t *out_len)
+/* work memory, room for one compressed segment and one sector (64 KiB max) */
+static int lzo_ws(struct btrfs_compress_ws *ws)
+{
+	if (ws->lzo_mem)
+		return 0;
+	if (lzo_init() != LZO_E_OK)
+		return -EIO;
+	ws->lzo_mem = malloc(LZO1X_1_MEM_COMPRESS + btrfs_lzo_segment_max(65536) + 65536);
+	return ws->lzo_mem ? 0 : -ENOMEM;
+}
+
+static int lzo_compress(struct btrfs_compress_ws *ws, const u8 *in, size_t in_len,
+			u32 sectorsize, u8 *out, size_t limit, size_t *out_len)
 {
 	size_t seg_max = btrfs_lzo_segment_max(sectorsize);
 	size_t pos_in = 0, pos_out = LZO_LEN;
 	u8 *work, *seg;
-	int ret = 0;
+	int ret;
 
-	if (lzo_init() != LZO_E_OK)
-		return -EIO;
 	if (limit < LZO_LEN)
 		return -E2BIG;
-	work = malloc(LZO1X_1_MEM_COMPRESS + seg_max);
-	if (!work)
-		return -ENOMEM;
+	ret = lzo_ws(ws);
+	if (ret)
+		return ret;
+	work = ws->lzo_mem;
 	seg = work + LZO1X_1_MEM_COMPRESS;
 	while (pos_in < in_len) {
 		size_t chunk = in_len - pos_in < sectorsize ? in_len - pos_in : sectorsize;
@@ -220,7 +282,6 @@ static int lzo_compress(const u8 *in, size_t in_len, u32 sectorsize, u8 *out,
 			pos_out += room;
 		}
 	}
-	free(work);
 	if (ret)
 		return ret;
 	put_unaligned_le32(pos_out, out);
@@ -228,15 +289,19 @@ static int lzo_compress(const u8 *in, size_t in_len, u32 sectorsize, u8 *out,
 	return 0;
 }
 
-static int lzo_decompress(const u8 *in, size_t in_len, u32 sectorsize, u8 *out,
-			  size_t *out_len)
+static int lzo_decompress(struct btrfs_compress_ws *ws, const u8 *in, size_t in_len,
+			  u32 sectorsize, u8 *out, size_t *out_len)
 {
 	size_t seg_max = btrfs_lzo_segment_max(sectorsize);
 	size_t total, pos_in = LZO_LEN, pos_out = 0, want = *out_len;
+	u8 *tail;
+	int ret;
 
 	*out_len = 0;
-	if (lzo_init() != LZO_E_OK)
-		return -EIO;
+	ret = lzo_ws(ws);
+	if (ret)
+		return ret;
+	tail = ws->lzo_mem + LZO1X_1_MEM_COMPRESS + btrfs_lzo_segment_max(65536);
 	if (in_len < LZO_LEN)
 		return -EUCLEAN;
 	total = get_unaligned_le32(in);
@@ -266,18 +331,12 @@ static int lzo_decompress(const u8 *in, size_t in_len, u32 sectorsize, u8 *out,
 				return -EUCLEAN;
 		} else {
 			/* the output ends inside this sector: decode it whole aside */
-			u8 *tail = malloc(sectorsize);
-			int ok;
-
-			if (!tail)
-				return -ENOMEM;
-			ok = lzo1x_decompress_safe(in + pos_in, seg_len, tail, &got,
+			int ok = lzo1x_decompress_safe(in + pos_in, seg_len, tail, &got,
 						   NULL) == LZO_E_OK;
 			if (ok && got > space)
 				got = space;
 			if (ok)
 				memcpy(out + pos_out, tail, got);
-			free(tail);
 			if (!ok)
 				return -EUCLEAN;
 		}
@@ -292,37 +351,48 @@ static int lzo_decompress(const u8 *in, size_t in_len, u32 sectorsize, u8 *out,
 /* ---- zstd ---- */
 
 #ifdef HAVE_ZSTD
-static int zstd_compress(int level, const u8 *in, size_t in_len, u8 *out,
-			 size_t limit, size_t *out_len)
+static int zstd_compress(struct btrfs_compress_ws *ws, int level, const u8 *in,
+			 size_t in_len, u8 *out, size_t limit, size_t *out_len)
 {
-	ZSTD_CCtx *cctx = ZSTD_createCCtx();
+	ZSTD_CCtx *cctx;
 	size_t r;
 
+	if (!ws->cctx)
+		ws->cctx = ZSTD_createCCtx();
+	cctx = ws->cctx;
 	if (!cctx)
 		return -ENOMEM;
-	r = ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
+	/* a failed call may leave a frame half done */
+	r = ZSTD_CCtx_reset(cctx, ZSTD_reset_session_only);
+	if (!ZSTD_isError(r))
+		r = ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level);
 	if (!ZSTD_isError(r))
 		r = ZSTD_CCtx_setParameter(cctx, ZSTD_c_windowLog, BTRFS_ZSTD_MAX_WINDOWLOG);
 	if (!ZSTD_isError(r))
 		r = ZSTD_compress2(cctx, out, limit, in, in_len);
-	ZSTD_freeCCtx(cctx);
 	if (ZSTD_isError(r))
 		return ZSTD_getErrorCode(r) == ZSTD_error_dstSize_tooSmall ? -E2BIG : -EIO;
 	*out_len = r;
 	return 0;
 }
 
-static int zstd_decompress(const u8 *in, size_t in_len, u8 *out, size_t *out_len)
+static int zstd_decompress(struct btrfs_compress_ws *ws, const u8 *in, size_t in_len,
+			   u8 *out, size_t *out_len)
 {
-	ZSTD_DCtx *dctx = ZSTD_createDCtx();
 	ZSTD_inBuffer ib = { in, in_len, 0 };
 	ZSTD_outBuffer ob = { out, *out_len, 0 };
+	ZSTD_DCtx *dctx;
 	size_t r;
 	int ret = 0;
 
+	if (!ws->dctx)
+		ws->dctx = ZSTD_createDCtx();
+	dctx = ws->dctx;
 	if (!dctx)
 		return -ENOMEM;
-	r = ZSTD_DCtx_setParameter(dctx, ZSTD_d_windowLogMax, BTRFS_ZSTD_MAX_WINDOWLOG);
+	r = ZSTD_DCtx_reset(dctx, ZSTD_reset_session_only);
+	if (!ZSTD_isError(r))
+		r = ZSTD_DCtx_setParameter(dctx, ZSTD_d_windowLogMax, BTRFS_ZSTD_MAX_WINDOWLOG);
 	while (!ZSTD_isError(r) && ob.pos < ob.size) {
 		size_t before_in = ib.pos, before_out = ob.pos;
 
@@ -338,13 +408,13 @@ static int zstd_decompress(const u8 *in, size_t in_len, u8 *out, size_t *out_len
 	if (ZSTD_isError(r))
 		ret = ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation ? -ENOMEM : -EUCLEAN;
 	*out_len = ob.pos;
-	ZSTD_freeDCtx(dctx);
 	return ret;
 }
 #endif
 
-int btrfs_compress_extent(u8 type, int level, const void *in, size_t in_len,
-			  u32 sectorsize, void *out, size_t *out_len)
+int btrfs_compress_extent_ws(struct btrfs_compress_ws *ws, u8 type, int level,
+			     const void *in, size_t in_len, u32 sectorsize, void *out,
+			     size_t *out_len)
 {
 	size_t limit;
 
@@ -361,21 +431,21 @@ int btrfs_compress_extent(u8 type, int level, const void *in, size_t in_len,
 		return -E2BIG;
 	switch (type) {
 	case BTRFS_COMPRESS_ZLIB:
-		return zlib_compress(level, in, in_len, out, limit, out_len);
+		return zlib_compress(ws, level, in, in_len, out, limit, out_len);
 #ifdef HAVE_LZO
 	case BTRFS_COMPRESS_LZO:
-		return lzo_compress(in, in_len, sectorsize, out, limit, out_len);
+		return lzo_compress(ws, in, in_len, sectorsize, out, limit, out_len);
 #endif
 #ifdef HAVE_ZSTD
 	case BTRFS_COMPRESS_ZSTD:
-		return zstd_compress(level, in, in_len, out, limit, out_len);
+		return zstd_compress(ws, level, in, in_len, out, limit, out_len);
 #endif
 	}
 	return -EOPNOTSUPP;
 }
 
-int btrfs_decompress_extent(u8 type, const void *in, size_t in_len,
-			    u32 sectorsize, void *out, size_t *out_len)
+int btrfs_decompress_extent_ws(struct btrfs_compress_ws *ws, u8 type, const void *in,
+			       size_t in_len, u32 sectorsize, void *out, size_t *out_len)
 {
 	if (!btrfs_compress_type_name(type) || type == BTRFS_COMPRESS_NONE ||
 	    !sectorsize_valid(sectorsize) || *out_len > BTRFS_MAX_UNCOMPRESSED)
@@ -388,15 +458,41 @@ int btrfs_decompress_extent(u8 type, const void *in, size_t in_len,
 		return 0;
 	switch (type) {
 	case BTRFS_COMPRESS_ZLIB:
-		return zlib_decompress(in, in_len, out, out_len);
+		return zlib_decompress(ws, in, in_len, out, out_len);
 #ifdef HAVE_LZO
 	case BTRFS_COMPRESS_LZO:
-		return lzo_decompress(in, in_len, sectorsize, out, out_len);
+		return lzo_decompress(ws, in, in_len, sectorsize, out, out_len);
 #endif
 #ifdef HAVE_ZSTD
 	case BTRFS_COMPRESS_ZSTD:
-		return zstd_decompress(in, in_len, out, out_len);
+		return zstd_decompress(ws, in, in_len, out, out_len);
 #endif
 	}
 	return -EOPNOTSUPP;
+}
+
+int btrfs_compress_extent(u8 type, int level, const void *in, size_t in_len,
+			  u32 sectorsize, void *out, size_t *out_len)
+{
+	struct btrfs_compress_ws *ws = btrfs_compress_ws_alloc();
+	int ret;
+
+	if (!ws)
+		return -ENOMEM;
+	ret = btrfs_compress_extent_ws(ws, type, level, in, in_len, sectorsize, out, out_len);
+	btrfs_compress_ws_free(ws);
+	return ret;
+}
+
+int btrfs_decompress_extent(u8 type, const void *in, size_t in_len,
+			    u32 sectorsize, void *out, size_t *out_len)
+{
+	struct btrfs_compress_ws *ws = btrfs_compress_ws_alloc();
+	int ret;
+
+	if (!ws)
+		return -ENOMEM;
+	ret = btrfs_decompress_extent_ws(ws, type, in, in_len, sectorsize, out, out_len);
+	btrfs_compress_ws_free(ws);
+	return ret;
 }

@@ -63,6 +63,20 @@ int btrfs_compress_extent(u8 type, int level, const void *in, size_t in_len,
 int btrfs_decompress_extent(u8 type, const void *in, size_t in_len,
 			    u32 sectorsize, void *out, size_t *out_len);
 
+/*
+ * The same with a workspace that keeps the compressors' state from call
+ * to call (setting up a zlib or zstd stream costs more than compressing a
+ * small file).  One workspace per thread; made empty, filled on first use.
+ */
+struct btrfs_compress_ws;
+struct btrfs_compress_ws *btrfs_compress_ws_alloc(void);
+void btrfs_compress_ws_free(struct btrfs_compress_ws *ws);
+int btrfs_compress_extent_ws(struct btrfs_compress_ws *ws, u8 type, int level,
+			     const void *in, size_t in_len, u32 sectorsize, void *out,
+			     size_t *out_len);
+int btrfs_decompress_extent_ws(struct btrfs_compress_ws *ws, u8 type, const void *in,
+			       size_t in_len, u32 sectorsize, void *out, size_t *out_len);
+
 /* lzo framing, for tests and checkers: worst compressed size of a segment */
 size_t btrfs_lzo_segment_max(u32 sectorsize);
 

@@ -9,7 +9,8 @@
  * framing walked independently (total length, one segment per sector, no
  * segment header across a sector boundary, zero padding, segment bound);
  * the zstd window within the kernel's 128 KiB; damaged and truncated
- * streams rejected without overrunning anything; partial reads.
+ * streams rejected without overrunning anything; partial reads; a reused
+ * workspace giving exactly what a fresh one gives.
  */
 #include "config.h"
 #include <errno.h>
@@ -311,6 +312,53 @@ out:
 }
 END_TEST
 
+/*
+ * One workspace through a random mix of algorithms, levels, sizes and
+ * refusals (a refused call leaves a stream half done): every result must
+ * be byte for byte what a fresh workspace gives, and decode with the
+ * shared workspace too.
+ */
+START_TEST(test_workspace_reuse)
+{
+	uint64_t seed = 2024;
+	u8 *in = malloc(MAXLEN), *c1 = malloc(MAXLEN), *c2 = malloc(MAXLEN), *d = malloc(MAXLEN);
+	struct btrfs_compress_ws *ws = btrfs_compress_ws_alloc();
+
+	REQUIRE(in && c1 && c2 && d && ws);
+	for (int round = 0; round < 150; round++) {
+		const struct algo *a = &algos[test_rand(&seed) % NR_ALGOS];
+		enum data_kind kind = test_rand(&seed) % 3;
+		size_t len = 1 + test_rand(&seed) % (round % 3 ? 9000 : MAXLEN);
+		size_t l1 = MAXLEN, l2 = MAXLEN, dlen = len;
+		int r1, r2;
+
+		fill(in, len, kind, &seed);
+		r1 = btrfs_compress_extent_ws(ws, a->type, a->level, in, len, 4096, c1, &l1);
+		r2 = btrfs_compress_extent(a->type, a->level, in, len, 4096, c2, &l2);
+		REQUIRE_INT(r1, ==, r2);
+		if (r1)
+			continue;
+		REQUIRE_UINT(l1, ==, l2);
+		REQUIRE(memcmp(c1, c2, l1) == 0);
+		REQUIRE_INT(btrfs_decompress_extent_ws(ws, a->type, c1, l1, 4096, d, &dlen), ==, 0);
+		REQUIRE_UINT(dlen, ==, len);
+		REQUIRE(memcmp(d, in, len) == 0);
+		/* a damaged stream in between must not spoil the next decode */
+		if (round % 7 == 0) {
+			dlen = len;
+			c1[l1 / 2] ^= 0x55;
+			btrfs_decompress_extent_ws(ws, a->type, c1, l1, 4096, d, &dlen);
+		}
+	}
+	btrfs_compress_ws_free(ws);
+	btrfs_compress_ws_free(NULL);
+	free(in);
+	free(c1);
+	free(c2);
+	free(d);
+}
+END_TEST
+
 START_TEST(test_arguments)
 {
 	u8 in[8192] = { 0 }, out[8192];
@@ -374,6 +422,7 @@ Suite *compression_suite(void)
 	tcase_add_loop_test(tc, test_round_trips, 0, NR_ALGOS);
 	tcase_add_test(tc, test_lzo_header_positions);
 	tcase_add_loop_test(tc, test_damaged_streams, 0, NR_ALGOS);
+	tcase_add_test(tc, test_workspace_reuse);
 	tcase_add_test(tc, test_arguments);
 	suite_add_tcase(s, tc);
 	return s;
