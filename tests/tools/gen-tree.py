@@ -117,8 +117,13 @@ class Plan:
             size = 0 if r.random() < 0.02 else self.file_size()
             kind = r.choices(["random", "text", "zeros"], [60, 35, 5])[0]
             self.files.append((self.new_name(d, stem), size, kind, r.randrange(1 << 62)))
-        # a file in the deepest directory, whatever the dice said
+        # whatever the dice said: a file in the deepest directory, a 255-byte
+        # name of 2-byte characters, the smallest and the largest sizes
         self.files.append((self.new_name(self.deep_dir, "bottom"), 1234, "text", 1))
+        self.files.append((self.new_name(".", "é" * 127 + "x"), 100, "text", 2))
+        for n, size in enumerate([1, 1, a.max_size, a.max_size // 2 + 1]):
+            self.files.append((self.new_name(r.choice(self.dirs), "edge%d" % n), size,
+                               "random" if n % 2 else "text", 3 + n))
         for i in range(a.sparse):
             size = r.choice([1 << 20, 5 << 20, 16 << 20, 64 << 20])
             size = min(size, max(a.max_size, 1 << 20))

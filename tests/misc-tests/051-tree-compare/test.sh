@@ -162,6 +162,17 @@ echo "--zero-holes: the punched zero block is accepted"
 out=$(compare --ignore-holes "$src/tree" "$dst") ||
 	fail "after undoing the changes: $out"
 
+# 5. one link of the file with 300+ links removed: the path and the group
+many=$(cd "$dst" && find . -name 'many0007' | cut -c3-)
+[ -n "$many" ] || fail "no many0007 link in the tree"
+keep_times "$(dirname "$dst/$many")" rm "$dst/$many"
+out=$(compare --ignore-holes "$src/tree" "$dst")
+[ $? -eq 1 ] && [ "$(wc -l <<< "$out")" -eq 2 ] &&
+	grep -qE "^$many: presence: source exists, copy missing$" <<< "$out" &&
+	grep -qE ": hard links: source 321 paths .*, copy 320 paths " <<< "$out" ||
+	fail "link removed: unexpected report: $out"
+echo "link removed: $(tr '\n' '|' <<< "$out")"
+
 # the same seed created in another order: the same tree
 umount_image "$dst"
 mkfs.btrfs -q -f "$TEST_TMP/dst.img" > /dev/null 2>&1 || fail "mkfs.btrfs failed"
