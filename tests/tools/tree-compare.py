@@ -69,24 +69,41 @@ TYPE_NAMES = {
 
 
 class Entry:
-    """What is compared of one path (content and holes loaded lazily)."""
+    """What is compared of one path; content and holes are read on demand
+    from the file (src: its path) or the tar member (src: (archive, member))."""
     __slots__ = ("ftype", "mode", "uid", "gid", "size", "mtime", "atime",
                  "rdev", "target", "xattrs", "link_key", "nlink", "flags",
-                 "data_ranges", "_sha", "_reader")
+                 "src", "sparse_map")
+
+    NO_XATTRS = {}
 
     def __init__(self):
         self.target = None
-        self.xattrs = {}
+        self.xattrs = Entry.NO_XATTRS
         self.rdev = 0
         self.flags = None
-        self.data_ranges = None
-        self._sha = None
-        self._reader = None
+        self.src = None
+        self.sparse_map = None
 
     def sha256(self):
-        if self._sha is None:
-            self._sha = self._reader()
-        return self._sha
+        if isinstance(self.src, str):
+            return file_sha256(self.src)
+        tf, member = self.src
+        h = hashlib.sha256()
+        f = tf.extractfile(member)
+        while True:
+            buf = f.read(1 << 20)
+            if not buf:
+                break
+            h.update(buf)
+        return h.hexdigest()
+
+    def data_ranges(self):
+        if isinstance(self.src, str):
+            return file_data_ranges(self.src, self.size)
+        if self.sparse_map is not None:
+            return self.sparse_map
+        return [(0, self.size)] if self.size else []
 
 
 def fmt_ns(ns):
@@ -200,12 +217,11 @@ def scan_dir(top, want_attrs, errors):
         e.link_key = (st.st_dev, st.st_ino)
         if e.ftype in (stat.S_IFCHR, stat.S_IFBLK):
             e.rdev = st.st_rdev
-        e.xattrs = read_xattrs(path, errors)
+        e.xattrs = read_xattrs(path, errors) or Entry.NO_XATTRS
         if e.ftype == stat.S_IFLNK:
             e.target = os.readlink(path)
         elif e.ftype == stat.S_IFREG:
-            e._reader = (lambda p=path: file_sha256(p))
-            e.data_ranges = (lambda p=path, s=st.st_size: file_data_ranges(p, s))
+            e.src = path
         if want_attrs and e.ftype in (stat.S_IFREG, stat.S_IFDIR):
             e.flags = inode_flags(path, e.ftype == stat.S_IFDIR)
         entries[rel] = e
@@ -283,33 +299,23 @@ def scan_tar(path, errors):
         if e.ftype == stat.S_IFLNK:
             e.target = m.linkname
             e.size = len(os.fsencode(m.linkname))
+        xattrs = {}
         for k, v in m.pax_headers.items():
             if k.startswith("SCHILY.xattr."):
-                e.xattrs[k[len("SCHILY.xattr."):]] = os.fsencode(v) \
+                xattrs[k[len("SCHILY.xattr."):]] = os.fsencode(v) \
                     if isinstance(v, str) else v
             elif k == "SCHILY.acl.access":
                 acl = posix_acl.from_text(v)
                 if not posix_acl.is_minimal(acl):
-                    e.xattrs["system.posix_acl_access"] = acl
+                    xattrs["system.posix_acl_access"] = acl
             elif k == "SCHILY.acl.default":
-                e.xattrs["system.posix_acl_default"] = posix_acl.from_text(v)
+                xattrs["system.posix_acl_default"] = posix_acl.from_text(v)
+        e.xattrs = xattrs or Entry.NO_XATTRS
         if e.ftype == stat.S_IFREG:
-            def reader(member=m):
-                h = hashlib.sha256()
-                f = tf.extractfile(member)
-                while True:
-                    buf = f.read(1 << 20)
-                    if not buf:
-                        break
-                    h.update(buf)
-                return h.hexdigest()
-            e._reader = reader
+            e.src = (tf, m)
             sparse = getattr(m, "sparse", None)
             if sparse:
-                ranges = [(o, o + n) for o, n in sparse if n]
-                e.data_ranges = (lambda r=ranges: r)
-            else:
-                e.data_ranges = (lambda s=e.size: [(0, s)] if s else [])
+                e.sparse_map = [(o, o + n) for o, n in sparse if n]
         entries[name] = e
         links[name] = e.link_key
     # directories the archive does not record (the top one, often):
@@ -448,8 +454,10 @@ class Comparer:
             if s.size != c.size:
                 self.diff(rel, "size", s.size, c.size)
                 return
-            if s.size and s.sha256() != c.sha256():
-                self.diff(rel, "content sha256", s.sha256(), c.sha256())
+            if s.size:
+                ssha, csha = s.sha256(), c.sha256()
+                if ssha != csha:
+                    self.diff(rel, "content sha256", ssha, csha)
             if not a.ignore_holes and s.size:
                 self.compare_holes(rel, s, c)
 
@@ -468,22 +476,26 @@ class Comparer:
     def compare_links(self, src, copy, src_links):
         """hard-link groups: the same paths together, link counts = links found"""
         def groups(entries, keyof):
+            # only inodes with more than one path (or link) matter here
             g = {}
             for rel, e in entries.items():
                 if e is not None and e.ftype != stat.S_IFDIR:
                     g.setdefault(keyof(rel, e), []).append(rel)
-            return g
+            return {k: v for k, v in g.items() if len(v) > 1 or entries[v[0]].nlink > 1}
         sg = groups(src, (lambda rel, e: src_links[rel]) if src_links is not None
                     else (lambda rel, e: e.link_key))
         cg = groups(copy, lambda rel, e: e.link_key)
         s_of = {p: tuple(sorted(v)) for v in sg.values() for p in v}
         c_of = {p: tuple(sorted(v)) for v in cg.values() for p in v}
         reported = set()
-        for p in sorted(set(s_of) & set(c_of)):
-            if s_of[p] != c_of[p] and (s_of[p], c_of[p]) not in reported:
-                reported.add((s_of[p], c_of[p]))
-                self.diff(p, "hard links", "%d paths %s" % (len(s_of[p]), short(s_of[p])),
-                          "%d paths %s" % (len(c_of[p]), short(c_of[p])))
+        for p in sorted(set(s_of) | set(c_of)):
+            if p not in src or p not in copy:
+                continue
+            sp, cp = s_of.get(p, (p,)), c_of.get(p, (p,))
+            if sp != cp and (sp, cp) not in reported:
+                reported.add((sp, cp))
+                self.diff(p, "hard links", "%d paths %s" % (len(sp), short(sp)),
+                          "%d paths %s" % (len(cp), short(cp)))
         for key, paths in cg.items():
             e = copy[paths[0]]
             if e.nlink != len(paths):

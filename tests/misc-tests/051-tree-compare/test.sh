@@ -24,7 +24,7 @@ mkfs.btrfs -q -f "$TEST_TMP/dst.img" > /dev/null 2>&1 || fail "mkfs.btrfs dst fa
 mount_image "$TEST_TMP/src.img" "$src" noatime
 mount_image "$TEST_TMP/dst.img" "$dst" noatime
 
-python3 "$TOOLS/gen-tree.py" --seed 51 --files 1500 --max-size 8M "$src/tree" ||
+python3 "$TOOLS/gen-tree.py" --seed 51 --files 800 --max-size 4M "$src/tree" ||
 	fail "gen-tree failed"
 cp -a "$src/tree/." "$dst/" || fail "cp -a failed"
 sync
@@ -177,7 +177,7 @@ echo "link removed: $(tr '\n' '|' <<< "$out")"
 umount_image "$dst"
 mkfs.btrfs -q -f "$TEST_TMP/dst.img" > /dev/null 2>&1 || fail "mkfs.btrfs failed"
 mount_image "$TEST_TMP/dst.img" "$dst" noatime
-python3 "$TOOLS/gen-tree.py" --seed 51 --files 1500 --max-size 8M --order shuffled \
+python3 "$TOOLS/gen-tree.py" --seed 51 --files 800 --max-size 4M --order shuffled \
 	"$dst/tree" > /dev/null || fail "gen-tree --order shuffled failed"
 out=$(compare "$src/tree" "$dst/tree")
 rc=$?
@@ -185,4 +185,40 @@ rc=$?
 [ "$(stat -c %i "$src/tree/$f_plain")" != "$(stat -c %i "$dst/tree/$f_plain")" ] ||
 	echo "note: the same inode number for $f_plain in both orders"
 echo "shuffled creation order: $(cat "$TEST_TMP/summary")"
+
+# owner mapping and the SOURCE_DATE_EPOCH rule: the copy made the way
+# --owner 4242:4243 --root-owner 7:8 and a clamp at 1500000000 would make it
+epoch=1500000000
+python3 - "$dst/tree" "$epoch" <<'PY' || fail "cannot remap the copy"
+import os, sys
+top, clamp = sys.argv[1], int(sys.argv[2]) * 10**9
+paths = [top]
+for d, dirs, files in os.walk(top):
+    paths += [os.path.join(d, n) for n in dirs + files]
+for p in paths:
+    os.chown(p, *((7, 8) if p == top else (4242, 4243)), follow_symlinks=False)
+# (chown drops capabilities and setuid bits: put them back)
+src = sys.argv[1].replace("/dst/", "/src/")
+for p in paths:
+    s = os.path.join(src, os.path.relpath(p, top))
+    if not os.path.islink(p):
+        os.chmod(p, os.lstat(s).st_mode & 0o7777)
+    if os.path.isfile(p) and not os.path.islink(p):
+        for name in os.listxattr(s, follow_symlinks=False):
+            if name == "security.capability":
+                os.setxattr(p, name, os.getxattr(s, name))
+for p in sorted(paths, key=lambda x: -x.count("/")):
+    st = os.lstat(p)
+    os.utime(p, ns=(min(st.st_atime_ns, clamp), min(st.st_mtime_ns, clamp)),
+             follow_symlinks=False)
+PY
+out=$(compare --owner 4242:4243 --root-owner 7:8 --clamp-time "$epoch" "$src/tree" "$dst/tree")
+rc=$?
+[ $rc -eq 0 ] || fail "--owner/--root-owner/--clamp-time: exit $rc: $(head -5 <<< "$out")"
+out=$(compare --owner 4242:4243 --clamp-time "$epoch" "$src/tree" "$dst/tree")
+[ "$out" = ".: owner: source 4242:4243, copy 7:8" ] ||
+	fail "without --root-owner: expected only the top directory's owner, got: $(head -5 <<< "$out")"
+n=$(compare --owner 4242:4243 --root-owner 7:8 "$src/tree" "$dst/tree" | grep -c 'time: ')
+[ "$n" -gt 0 ] || fail "without --clamp-time the clamped times are not reported"
+echo "--owner, --root-owner, --clamp-time: 0 differences; $n time differences without the clamp"
 exit 0
