@@ -13,7 +13,7 @@ source "$TOP/tests/common.sh"
 need_root
 need_loop
 need_kernel_btrfs
-need_progs mkfs.btrfs python3 cp tar fallocate setfattr getfacl
+need_progs mkfs.btrfs python3 cp tar fallocate setfattr
 
 TOOLS=$TOP/tests/tools
 src=$TEST_TMP/src
