@@ -7,6 +7,8 @@
 #                /var/tmp/ghee-bench); reused while their recipe is unchanged
 #   GHEE         the ghee binary (default ./ghee)
 #   BENCH_RUNS   timed runs per command (default 3)
+#   BENCH_WARMUP 0: bench_compare skips its untimed first run of each
+#                command (for commands too heavy to run twice)
 #
 # Peak RSS comes from GNU time (`/usr/bin/time -f %M`, Debian package
 # `time`: apt-get install time).  Without it RSS is reported as "n/a".
@@ -16,6 +18,7 @@ BENCH_TOP=$(cd "$BENCH_DIR/.." && pwd)
 : "${BENCH_CACHE:=/var/tmp/ghee-bench}"
 : "${GHEE:=./ghee}"
 : "${BENCH_RUNS:=3}"
+: "${BENCH_WARMUP:=1}"
 BENCH_TIME=/usr/bin/time
 POPULATE=$BENCH_TOP/tests/images/populate.py
 
@@ -108,7 +111,8 @@ bench_run1()
 
 # bench_compare: time the commands in BENCH_CMDS (shell command strings,
 # quote arguments with printf %q) labelled by BENCH_LABELS.  Each command
-# runs once to warm the page cache, then BENCH_RUNS times, alternating
+# runs once to warm the page cache (unless BENCH_WARMUP=0), then
+# BENCH_RUNS times, alternating
 # between the commands so drift hits all of them alike; stdout goes to
 # /dev/null.  Sets WALL[i], RSS[i] (medians) and RC[i] (last exit status)
 # and prints one line per command.
@@ -121,7 +125,8 @@ bench_compare()
 	RSS=()
 	RC=()
 	for ((i = 0; i < n; i++)); do
-		bench_run1 /dev/null bash -c "exec ${BENCH_CMDS[i]}"
+		[ "$BENCH_WARMUP" = 0 ] ||
+			bench_run1 /dev/null bash -c "exec ${BENCH_CMDS[i]}"
 		walls[i]=
 		rsss[i]=
 	done
