@@ -41,6 +41,7 @@ struct dfs_opts {
 	u64 group;
 	enum fs_source source;
 	enum fs_source compare;	/* SRC_DEFAULT: no comparison */
+	bool cache_fallback;	/* default source: groups without a cache use the extent tree */
 };
 
 struct histogram {
@@ -270,9 +271,12 @@ static u64 super_bytes(struct dfs_ctx *d, const struct bg_info *bg)
 }
 
 /*
- * The free ranges of @bg from @src into @l (normalized).  Returns 0, or
- * 1 with @why when the source has nothing usable for the group, <0 on
- * no memory.
+ * The free ranges of @bg from @src into @l (normalized).  Returns 0; 1
+ * with @why when the source has nothing usable for the group (damaged,
+ * stale); 2 with @why when the ranges were read but disagree with what
+ * the source's own header or the block group item says; 3 when a v1
+ * cache is simply absent (the kernel writes none for small groups);
+ * <0 on no memory.
  */
 static int read_source(struct dfs_ctx *d, enum fs_source src, const struct bg_info *bg,
 		       struct range_list *l, char *why, size_t why_len)
@@ -300,6 +304,8 @@ static int read_source(struct dfs_ctx *d, enum fs_source src, const struct bg_in
 		ret = btrfs_v1_cache_load(d->fs_info, bg->start, &h, l, why, why_len);
 		if (ret == -ENOMEM)
 			return ret;
+		if (ret == -ENOENT)
+			return 3;
 		if (ret)
 			return 1;
 		/* the kernel drops a cache whose total is not the group's free space */
@@ -436,21 +442,22 @@ static void print_histogram_json(struct json_writer *w, const struct histogram *
 
 static void print_header_text(void)
 {
-	printf("%16s %12s %-14s %-8s %12s %12s %9s %12s %7s\n", "start", "length", "type",
-	       "profile", "used", "free", "extents", "largest", "score");
+	printf("%16s %12s %-14s %-8s %12s %12s %9s %12s %7s %s\n", "start", "length", "type",
+	       "profile", "used", "free", "extents", "largest", "score", "source");
 }
 
 static void print_group_text(struct dfs_ctx *d, const struct bg_info *bg,
-			     const struct range_list *l, const struct bg_stats *st)
+			     const struct range_list *l, const struct bg_stats *st,
+			     enum fs_source src)
 {
 	size_t i;
 
-	printf("%16llu %12llu %-14s %-8s %12llu %12llu %9llu %12llu %7lld\n",
+	printf("%16llu %12llu %-14s %-8s %12llu %12llu %9llu %12llu %7lld %s\n",
 	       (unsigned long long)bg->start, (unsigned long long)bg->length,
 	       bg_type_name(bg->flags), btrfs_bg_type_profile_name(bg->flags),
 	       (unsigned long long)bg->used, (unsigned long long)st->free,
 	       (unsigned long long)st->nr, (unsigned long long)st->largest,
-	       (long long)st->score);
+	       (long long)st->score, source_name(src));
 	if (d->o->extents)
 		for (i = 0; i < l->nr; i++)
 			printf("    free %llu length %llu\n", (unsigned long long)l->r[i].start,
@@ -461,7 +468,7 @@ static void print_group_text(struct dfs_ctx *d, const struct bg_info *bg,
 
 static void print_group_json(struct dfs_ctx *d, const struct bg_info *bg,
 			     const struct range_list *l, const struct bg_stats *st,
-			     const char *problem)
+			     enum fs_source src, const char *problem)
 {
 	struct json_writer *w = &d->jw;
 	size_t i;
@@ -472,6 +479,7 @@ static void print_group_json(struct dfs_ctx *d, const struct bg_info *bg,
 	json_kv_string(w, "type", bg_type_name(bg->flags));
 	json_kv_string(w, "profile", btrfs_bg_type_profile_name(bg->flags));
 	json_kv_u64(w, "flags", bg->flags);
+	json_kv_string(w, "source", source_name(src));
 	if (bg->has_item)
 		json_kv_u64(w, "used", bg->used);
 	else
@@ -544,6 +552,12 @@ static int compare_group(struct dfs_ctx *d, const struct bg_info *bg)
 		ret = -ENOMEM;
 		goto out;
 	}
+	if (ra == 3 || rb == 3) {
+		if (!d->o->json)
+			printf("block group %llu: no v1 space cache, not compared\n",
+			       (unsigned long long)bg->start);
+		goto out;
+	}
 	if (ra == 1 || rb == 1) {
 		/* nothing to compare with: say so, it is a difference too */
 		const char *why = ra == 1 ? wa : wb;
@@ -580,24 +594,37 @@ out:
 
 static int dump_group(struct dfs_ctx *d, const struct bg_info *bg)
 {
+	enum fs_source src = d->o->source;
 	struct range_list l;
 	struct bg_stats st;
 	char why[256] = "";
+	bool have;
 	int ret;
 
-	ret = read_source(d, d->o->source, bg, &l, why, sizeof(why));
+	ret = read_source(d, src, bg, &l, why, sizeof(why));
+	if (ret > 0 && ret != 2 && d->o->cache_fallback) {
+		/* as the kernel does: no usable cache, so the extent tree */
+		if (ret == 1)
+			cmd_warning("block group %llu: v1 space cache not usable (%s), using the extent tree",
+				    (unsigned long long)bg->start, why);
+		range_list_release(&l);
+		src = SRC_EXTENTS;
+		why[0] = 0;
+		ret = read_source(d, src, bg, &l, why, sizeof(why));
+	}
 	if (ret < 0) {
 		range_list_release(&l);
 		return ret;
 	}
-	if (ret) {
+	if (ret == 1 || ret == 2) {
 		d->errors++;
 		cmd_error("block group %llu: %s", (unsigned long long)bg->start, why);
 	}
+	have = ret == 0 || ret == 2;
 	compute_stats(bg, &l, &st);
 	d->nr_groups++;
 	d->used += bg->used;
-	if (ret != 1) {
+	if (have) {
 		d->free += st.free;
 		d->nr_extents += st.nr;
 		if (st.largest > d->largest)
@@ -605,14 +632,16 @@ static int dump_group(struct dfs_ctx *d, const struct bg_info *bg)
 		hist_add(&d->hist, &st.hist);
 	}
 	if (d->o->json)
-		print_group_json(d, bg, ret == 1 ? NULL : &l, &st, ret ? why : NULL);
-	else if (ret == 1)
-		printf("%16llu %12llu %-14s %-8s %12llu   (no free space information)\n",
+		print_group_json(d, bg, have ? &l : NULL, &st, src,
+				 ret == 3 ? "no v1 space cache" : ret ? why : NULL);
+	else if (!have)
+		printf("%16llu %12llu %-14s %-8s %12llu   (%s)\n",
 		       (unsigned long long)bg->start, (unsigned long long)bg->length,
 		       bg_type_name(bg->flags), btrfs_bg_type_profile_name(bg->flags),
-		       (unsigned long long)bg->used);
+		       (unsigned long long)bg->used,
+		       ret == 3 ? "no v1 space cache" : "no free space information");
 	else
-		print_group_text(d, bg, &l, &st);
+		print_group_text(d, bg, &l, &st, src);
 	range_list_release(&l);
 	return 0;
 }
@@ -736,8 +765,10 @@ int cmd_dump_free_space(int argc, char **argv)
 		inspect_close(&io, NULL);
 		return GHEE_EXIT_FAILURE;
 	}
-	if (o.source == SRC_DEFAULT)
+	if (o.source == SRC_DEFAULT) {
 		o.source = default_source(d.fs_info);
+		o.cache_fallback = o.source == SRC_CACHE;
+	}
 	if (o.compare == o.source) {
 		cmd_error("--compare needs a source other than --source (%s)", source_name(o.source));
 		inspect_close(&io, d.fs_info);

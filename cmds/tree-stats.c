@@ -218,8 +218,14 @@ static void print_text(struct ts_ctx *c, const struct tree_stat *st)
 	print_size(c, "\t", "Lowest to highest block", st->highest - st->lowest);
 	printf("\tLevels: %d\n", st->levels);
 	printf("\tTotal nodes: %llu\n", (unsigned long long)st->nodes);
-	for (i = 0; i < st->levels && i < BTRFS_MAX_LEVEL; i++)
-		printf("\t\tOn level %d: %8llu\n", i, (unsigned long long)st->per_level[i]);
+	for (i = 0; i < st->levels && i < BTRFS_MAX_LEVEL; i++) {
+		printf("\t\tOn level %d: %8llu", i, (unsigned long long)st->per_level[i]);
+		/* progs: blocks of the level below per block of this one */
+		if (i && st->per_level[i])
+			printf(" (avg fanout %llu)",
+			       (unsigned long long)(st->per_level[i - 1] / st->per_level[i]));
+		printf("\n");
+	}
 	printf("\tLeaves: %llu\n", (unsigned long long)leaves);
 	printf("\tInternal nodes: %llu\n", (unsigned long long)inner);
 	printf("\tItems: %llu\n", (unsigned long long)st->items);

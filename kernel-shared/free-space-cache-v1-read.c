@@ -2,8 +2,9 @@
 /*
  * Reading the v1 space cache (free-space-read.h), the way the kernel
  * loads it: a page's checksum is verified when the page is first used,
- * the generation in page 0 must be the header's, and a cache whose header
- * generation is not the superblock's cache_generation is stale.
+ * the generation in page 0 and the inode's must be the header's, and
+ * every cache is stale when the superblock's cache_generation is not its
+ * generation (the last commit did not write the caches).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -296,9 +297,11 @@ int btrfs_v1_cache_load(struct btrfs_fs_info *fs_info, u64 bg_start,
 			 (unsigned long long)h->ino, btrfs_inode_mode(&inode), BTRFS_V1_CACHE_MODE);
 		return 1;
 	}
-	if (!h->generation || h->generation != super_gen) {
-		snprintf(why, why_len, "stale: cache generation %llu, superblock cache_generation %llu",
-			 (unsigned long long)h->generation, (unsigned long long)super_gen);
+	/* the kernel clears every cache when the last commit did not write them */
+	if (super_gen != btrfs_super_generation(&fs_info->super_copy)) {
+		snprintf(why, why_len, "stale: superblock cache_generation %llu, generation %llu",
+			 (unsigned long long)super_gen,
+			 (unsigned long long)btrfs_super_generation(&fs_info->super_copy));
 		return 1;
 	}
 	if (btrfs_inode_generation(&inode) != h->generation) {

@@ -111,7 +111,7 @@ int btrfs_v1_cache_decode(const struct btrfs_v1_cache_header *h, const u8 *buf,
 
 /*
  * Everything at once for the group at @bg_start: header, inode, its mode,
- * size and generation, the superblock's cache_generation, then the pages.
+ * size and generation, the superblock's cache_generation against its generation, then the pages.
  * 0 with the ranges in @l, 1 when there is a cache but it is stale or
  * invalid (@why), -ENOENT when the group has no cache, <0 other errors.
  */
