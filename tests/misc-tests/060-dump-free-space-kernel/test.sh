@@ -128,7 +128,29 @@ one_image()
 	compare_outputs "$TEST_TMP/$name.ts.progs" "$TEST_TMP/$name.ts.ghee" ||
 		fail "$name: ghee tree-stats differs from btrfs inspect-internal tree-stats"
 	"$GHEE" tree-stats "$img" > /dev/null || fail "$name: ghee tree-stats (all trees) failed"
+	[ "$name" = v1 ] && damage_cache_page "$img"
 	echo "$name: $(wc -l < "$TEST_TMP/$name.ghee") block groups equal"
+}
+
+# flip a byte in page 0 of one block group's v1 cache file: --source cache
+# names the page, the default source warns and uses the extent tree
+damage_cache_page()
+{
+	local img=$1 bg phys
+
+	read -r bg phys < <(btrfs inspect-internal dump-tree -t 1 "$img" 2>/dev/null |
+		"$PY" "$TEST_DIR/cache-page.py" "$(btrfs inspect-internal dump-tree -t 3 "$img" 2>/dev/null | base64 -w0)") ||
+		fail "no v1 cache file found"
+	printf '\xa5' | dd of="$img" bs=1 seek=$((phys + 200)) conv=notrunc 2>/dev/null
+	run_expect_status 1 "$GHEE" dump-free-space --source cache --block-group "$bg" "$img" \
+		> /dev/null 2> "$TEST_TMP/v1.damaged.err"
+	grep -q "block group $bg: checksum of page 0 does not match" "$TEST_TMP/v1.damaged.err" ||
+		{ cat "$TEST_TMP/v1.damaged.err"; fail "the damaged cache page is not named"; }
+	run_check_cmd "$GHEE" dump-free-space --block-group "$bg" "$img" \
+		> "$TEST_TMP/v1.fallback" 2> "$TEST_TMP/v1.fallback.err"
+	grep -q "v1 space cache not usable (checksum of page 0 does not match), using the extent tree" \
+		"$TEST_TMP/v1.fallback.err" || fail "no warning about the damaged cache"
+	grep -q " extents\$" "$TEST_TMP/v1.fallback" || fail "the fallback did not use the extent tree"
 }
 
 one_image fst "" "compress=zstd"
