@@ -774,7 +774,7 @@ int cmd_dump_free_space(int argc, char **argv)
 		inspect_close(&io, d.fs_info);
 		return GHEE_EXIT_USAGE;
 	}
-	d.progress.enabled = isatty(STDERR_FILENO);
+	d.progress.enabled = isatty(STDERR_FILENO) && !isatty(STDOUT_FILENO);
 	if (o.json)
 		json_writer_init(&d.jw, stdout, JSON_WRITER_PRETTY);
 	else
