@@ -286,7 +286,10 @@ static void print_text(struct btrfs_fs_info *fs_info, const struct usage *u, boo
 	char a[40], b[40], nb[64];
 	int i, j;
 
-#define LINE(label, tabs, v) printf("    %s%s%18s\n", label, tabs, inspect_size(a, sizeof(a), v, raw))
+	/* progs pads raw numbers to 18 columns, human sizes to 10 */
+	int w = raw ? 18 : 10;
+
+#define LINE(label, tabs, v) printf("    %s%s%*s\n", label, tabs, w, inspect_size(a, sizeof(a), v, raw))
 	printf("Overall:\n");
 	LINE("Device size:", "\t\t", u->dev_size);
 	LINE("Device allocated:", "\t\t", u->dev_allocated);
@@ -295,13 +298,13 @@ static void print_text(struct btrfs_fs_info *fs_info, const struct usage *u, boo
 	LINE("Device slack:", "\t\t", u->dev_slack);
 	LINE("Used:", "\t\t\t", u->used_raw);
 #undef LINE
-	printf("    Free (estimated):\t\t%18s\t(min: %s)\n", inspect_size(a, sizeof(a), u->free_est, raw),
+	printf("    Free (estimated):\t\t%*s\t(min: %s)\n", w, inspect_size(a, sizeof(a), u->free_est, raw),
 	       inspect_size(b, sizeof(b), u->free_min, raw));
-	printf("    Data ratio:\t\t\t%18.2f\n", u->data_ratio);
-	printf("    Metadata ratio:\t\t%18.2f\n", u->meta_ratio);
-	printf("    Global reserve:\t\t%18s\t(used: %s)\n",
+	printf("    Data ratio:\t\t\t%*.2f\n", w, u->data_ratio);
+	printf("    Metadata ratio:\t\t%*.2f\n", w, u->meta_ratio);
+	printf("    Global reserve:\t\t%*s\t(used: %s)\n", w,
 	       inspect_size(a, sizeof(a), u->global_reserve, raw), inspect_size(b, sizeof(b), 0, raw));
-	printf("    Multiple profiles:\t\t%18s\n", u->multiple_profiles ? "yes" : "no");
+	printf("    Multiple profiles:\t\t%*s\n", w, u->multiple_profiles ? "yes" : "no");
 	for (i = 0; i < u->nr; i++) {
 		const struct profile_usage *p = &u->p[i];
 

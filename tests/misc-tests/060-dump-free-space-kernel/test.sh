@@ -77,6 +77,8 @@ one_image()
 		fail "python3-btrfs could not read $mnt"
 	btrfs filesystem usage -b "$mnt" | usage_filter > "$TEST_TMP/$name.usage.progs" ||
 		fail "btrfs filesystem usage failed"
+	btrfs filesystem usage "$mnt" | usage_filter > "$TEST_TMP/$name.usage-h.progs" ||
+		fail "btrfs filesystem usage failed"
 	umount_image "$mnt" || fail "umount failed"
 	btrfs check --readonly "$img" >/dev/null 2>&1 || fail "$name: btrfs check is not clean"
 
@@ -119,6 +121,10 @@ one_image()
 		fail "$name: ghee usage failed"
 	compare_outputs "$TEST_TMP/$name.usage.progs" "$TEST_TMP/$name.usage.ghee" ||
 		fail "$name: ghee usage -b differs from btrfs filesystem usage -b"
+	"$GHEE" usage "$img" | usage_filter > "$TEST_TMP/$name.usage-h.ghee" ||
+		fail "$name: ghee usage failed"
+	compare_outputs "$TEST_TMP/$name.usage-h.progs" "$TEST_TMP/$name.usage-h.ghee" ||
+		fail "$name: ghee usage differs from btrfs filesystem usage (human units)"
 
 	# tree-stats: the numbers progs prints
 	btrfs inspect-internal tree-stats -b "$img" 2>/dev/null | stats_filter > "$TEST_TMP/$name.ts.progs"
