@@ -35,6 +35,7 @@ struct tree_stat {
 	u64 highest;
 	u64 unreadable;			/* blocks that could not be read */
 	bool root_unreadable;
+	bool missing;			/* no root item */
 };
 
 struct ts_ctx {
@@ -168,16 +169,19 @@ static void walk(struct ts_ctx *c, struct tree_stat *st, struct extent_buffer *e
 }
 
 /* the root of tree @id: a pointer into fs_info or @tmp (released by the caller) */
-static struct btrfs_root *get_root(struct ts_ctx *c, u64 id, struct btrfs_root *tmp)
+static struct btrfs_root *get_root(struct ts_ctx *c, u64 id, struct btrfs_root *tmp,
+				   int *err)
 {
 	struct btrfs_fs_info *fs_info = c->fs_info;
 
+	*err = 0;
 	if (id == BTRFS_ROOT_TREE_OBJECTID)
 		return &fs_info->tree_root;
 	if (id == BTRFS_CHUNK_TREE_OBJECTID)
 		return &fs_info->chunk_root;
 	memset(tmp, 0, sizeof(*tmp));
-	if (btrfs_read_root(fs_info, id, tmp))
+	*err = btrfs_read_root(fs_info, id, tmp);
+	if (*err)
 		return NULL;
 	return tmp;
 }
@@ -210,7 +214,7 @@ static void print_text(struct ts_ctx *c, const struct tree_stat *st)
 	else
 		printf("Calculating size of %s tree\n", tree_name(st->id));
 	if (st->root_unreadable) {
-		printf("\tthe root block cannot be read\n");
+		printf(st->missing ? "\tno such tree\n" : "\tthe root block cannot be read\n");
 		return;
 	}
 	print_size(c, "\t", "Total size", st->nodes * ns);
@@ -252,6 +256,7 @@ static void print_json(struct ts_ctx *c, const struct tree_stat *st)
 	json_kv_u64(w, "id", st->id);
 	json_kv_string(w, "name", tree_name(st->id));
 	json_kv_u64(w, "root_bytenr", st->root_bytenr);
+	json_kv_bool(w, "exists", !st->missing);
 	json_kv_bool(w, "readable", !st->root_unreadable);
 	if (!st->root_unreadable) {
 		json_kv_u64(w, "levels", st->levels);
@@ -278,8 +283,11 @@ static void print_json(struct ts_ctx *c, const struct tree_stat *st)
 
 static void stat_tree(struct ts_ctx *c, u64 id)
 {
-	struct btrfs_root tmp, *root = get_root(c, id, &tmp);
+	struct btrfs_root tmp, *root;
 	struct tree_stat st;
+	int err;
+
+	root = get_root(c, id, &tmp, &err);
 
 	memset(&st, 0, sizeof(st));
 	st.id = id;
@@ -287,8 +295,13 @@ static void stat_tree(struct ts_ctx *c, u64 id)
 	if (!root || !root->node) {
 		st.root_unreadable = true;
 		c->errors++;
-		cmd_error("cannot read the root of tree %llu (%s)", (unsigned long long)id,
-			  tree_name(id));
+		st.missing = err == -ENOENT;
+		if (st.missing)
+			cmd_error("tree %llu (%s): no root item in the tree of tree roots",
+				  (unsigned long long)id, tree_name(id));
+		else
+			cmd_error("cannot read the root of tree %llu (%s)", (unsigned long long)id,
+				  tree_name(id));
 	} else {
 		st.root_bytenr = root->node->start;
 		st.levels = btrfs_eb_level(root->node) + 1;
