@@ -281,6 +281,13 @@ static const char *dev_name(const struct btrfs_device *dev, char *buf, size_t le
 	return buf;
 }
 
+static void overall_line(const char *label, int width, u64 v, bool raw)
+{
+	char buf[40];
+
+	printf("    %s%*s\n", label, width, inspect_size(buf, sizeof(buf), v, raw));
+}
+
 static void print_text(struct btrfs_fs_info *fs_info, const struct usage *u, bool raw)
 {
 	char a[40], b[40], nb[64];
@@ -289,16 +296,15 @@ static void print_text(struct btrfs_fs_info *fs_info, const struct usage *u, boo
 	/* progs pads raw numbers to 18 columns, human sizes to 10 */
 	int w = raw ? 18 : 10;
 
-#define LINE(label, tabs, v) printf("    %s%s%*s\n", label, tabs, w, inspect_size(a, sizeof(a), v, raw))
 	printf("Overall:\n");
-	LINE("Device size:", "\t\t", u->dev_size);
-	LINE("Device allocated:", "\t\t", u->dev_allocated);
-	LINE("Device unallocated:", "\t\t", u->dev_size - u->dev_allocated);
-	LINE("Device missing:", "\t\t", u->dev_missing);
-	LINE("Device slack:", "\t\t", u->dev_slack);
-	LINE("Used:", "\t\t\t", u->used_raw);
-#undef LINE
-	printf("    Free (estimated):\t\t%*s\t(min: %s)\n", w, inspect_size(a, sizeof(a), u->free_est, raw),
+	overall_line("Device size:\t\t", w, u->dev_size, raw);
+	overall_line("Device allocated:\t\t", w, u->dev_allocated, raw);
+	overall_line("Device unallocated:\t\t", w, u->dev_size - u->dev_allocated, raw);
+	overall_line("Device missing:\t\t", w, u->dev_missing, raw);
+	overall_line("Device slack:\t\t", w, u->dev_slack, raw);
+	overall_line("Used:\t\t\t", w, u->used_raw, raw);
+	printf("    Free (estimated):\t\t%*s\t(min: %s)\n", w,
+	       inspect_size(a, sizeof(a), u->free_est, raw),
 	       inspect_size(b, sizeof(b), u->free_min, raw));
 	printf("    Data ratio:\t\t\t%*.2f\n", w, u->data_ratio);
 	printf("    Metadata ratio:\t\t%*.2f\n", w, u->meta_ratio);
