@@ -283,6 +283,7 @@ static int read_source(struct dfs_ctx *d, enum fs_source src, const struct bg_in
 {
 	struct btrfs_v1_cache_header h;
 	struct fst_bg_info info;
+	u64 want;
 	int ret;
 
 	range_list_init(l);
@@ -309,10 +310,10 @@ static int read_source(struct dfs_ctx *d, enum fs_source src, const struct bg_in
 		if (ret)
 			return 1;
 		/* the kernel drops a cache whose total is not the group's free space */
-		if (bg->has_item && l->added != bg->length - bg->used - super_bytes(d, bg)) {
+		want = bg->length - bg->used - super_bytes(d, bg);
+		if (bg->has_item && l->added != want) {
 			snprintf(why, why_len, "the cache holds %llu free bytes, the block group item implies %llu",
-				 (unsigned long long)l->added,
-				 (unsigned long long)(bg->length - bg->used - super_bytes(d, bg)));
+				 (unsigned long long)l->added, (unsigned long long)want);
 			range_list_normalize(l);
 			return 2;
 		}
