@@ -73,6 +73,7 @@ struct dfs_ctx {
 	u64 largest;
 	struct histogram hist;
 	/* --compare */
+	u64 nr_compared;
 	u64 nr_differences;
 	u64 diff_bytes;
 };
@@ -585,6 +586,7 @@ static int compare_group(struct dfs_ctx *d, const struct bg_info *bg)
 		remove_super_ranges(d, bg, &a);
 		remove_super_ranges(d, bg, &b);
 	}
+	d->nr_compared++;
 	report_only_in(d, bg, &a, &b, sa);
 	report_only_in(d, bg, &b, &a, sb);
 out:
@@ -653,11 +655,15 @@ static void print_totals(struct dfs_ctx *d)
 
 	if (d->o->compare != SRC_DEFAULT) {
 		if (d->o->json) {
+			json_kv_u64(w, "compared_block_groups", d->nr_compared);
 			json_kv_u64(w, "nr_differences", d->nr_differences);
 			json_kv_u64(w, "difference_bytes", d->diff_bytes);
+		} else if (!d->nr_differences && !d->nr_compared) {
+			printf("no block group could be compared\n");
 		} else if (!d->nr_differences) {
-			printf("the %s and the %s agree\n", source_long_name(d->o->source),
-			       source_long_name(d->o->compare));
+			printf("the %s and the %s agree (%llu block groups)\n",
+			       source_long_name(d->o->source), source_long_name(d->o->compare),
+			       (unsigned long long)d->nr_compared);
 		} else {
 			printf("%llu differences, %llu bytes\n",
 			       (unsigned long long)d->nr_differences,

@@ -139,6 +139,10 @@ int btrfs_fst_read_bg(struct btrfs_fs_info *fs_info, const struct bg_info *bg,
 
 	memset(info, 0, sizeof(*info));
 	if (!root->node) {
+		if (!btrfs_fs_compat_ro(fs_info, BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE)) {
+			snprintf(why, why_len, "the filesystem has no free space tree");
+			return -ENOENT;
+		}
 		snprintf(why, why_len, "the free space tree cannot be read");
 		return -EIO;
 	}
