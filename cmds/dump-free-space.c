@@ -678,15 +678,17 @@ static void print_totals(struct dfs_ctx *d)
 		json_kv_u64(w, "free", d->free);
 		json_kv_u64(w, "free_extents", d->nr_extents);
 		json_kv_u64(w, "largest_free_extent", d->largest);
+		json_kv_u64(w, "average_free_extent", d->nr_extents ? d->free / d->nr_extents : 0);
 		if (d->o->histogram)
 			print_histogram_json(w, &d->hist);
 		json_object_end(w);
 		return;
 	}
-	printf("total: %llu block groups, used %llu, free %llu, %llu free extents, largest %llu\n",
+	printf("total: %llu block groups, used %llu, free %llu, %llu free extents, largest %llu, average %llu\n",
 	       (unsigned long long)d->nr_groups, (unsigned long long)d->used,
 	       (unsigned long long)d->free, (unsigned long long)d->nr_extents,
-	       (unsigned long long)d->largest);
+	       (unsigned long long)d->largest,
+	       (unsigned long long)(d->nr_extents ? d->free / d->nr_extents : 0));
 	if (d->o->histogram && d->nr_extents)
 		print_histogram_text(&d->hist, "");
 }
