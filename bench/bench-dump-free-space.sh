@@ -9,12 +9,16 @@
 #  - the benchmark image of bench-check.sh (100,000 files, same cache,
 #    $BENCH_CACHE), whose free space tree is small: both commands are
 #    dominated by process start-up there;
-#  - a copy of it in which the kernel deleted every other file (50,000
-#    files left, tens of thousands of free extents), built once into
-#    $BENCH_CACHE/many-files-fragmented.img.
+#  - a 1 TiB sparse filesystem in which the kernel preallocated 4,000
+#    files of 3-111 MiB and deleted every other one: a few hundred block
+#    groups, a free space tree of thousands of items
+#    ($BENCH_CACHE/many-block-groups.img, about 16 MiB allocated);
+#  - a copy of the first in which the kernel deleted every other file
+#    (50,000 files left, a metadata block group in bitmaps), built once
+#    into $BENCH_CACHE/many-files-fragmented.img.
 # hyperfine runs each command 3 times to warm the page cache, then
-# BENCH_RUNS (default 30) times.  Prints median wall times and the ratios
-# ghee / progs.
+# BENCH_RUNS (default 30) times.  Prints median wall times, mean CPU times
+# (user + system) and the ratios ghee / progs.
 #
 # Target: ghee dump-free-space at most 0.30x the wall time of progs' dump
 # of the free space tree on the fragmented image.  Both take a few
@@ -50,6 +54,35 @@ if ! [ -f "$frag" ] || ! cmp -s "$img.stamp" "$frag.stamp"; then
 	mv "$frag.tmp" "$frag"
 	cp "$img.stamp" "$frag.stamp"
 fi
+# a 1 TiB sparse filesystem with a few hundred block groups: 4,000
+# preallocated files of 3-111 MiB (no data written), every other deleted
+many=$BENCH_CACHE/many-block-groups.img
+many_stamp="many-block-groups v1 $(btrfs --version | head -n1)"
+if ! [ -f "$many" ] || [ "$(cat "$many.stamp" 2>/dev/null)" != "$many_stamp" ]; then
+	rm -f "$many" "$many.stamp"
+	tmpd=$(mktemp -d /tmp/ghee-bench-bgs.XXXXXX)
+	mkdir "$tmpd/mnt"
+	(
+		trap 'mountpoint -q "$tmpd/mnt" && umount "$tmpd/mnt"; rm -rf "$tmpd"' EXIT
+		truncate -s 1T "$many.tmp" &&
+		mkfs.btrfs -q -f -R ^free-space-tree "$many.tmp" >/dev/null 2>&1 &&
+		mount -o loop,space_cache=v2 "$many.tmp" "$tmpd/mnt" &&
+		python3 - "$tmpd/mnt" <<'PY' &&
+import os, sys
+for i in range(1, 4001):
+    fd = os.open(os.path.join(sys.argv[1], "f%d" % i), os.O_CREAT | os.O_WRONLY, 0o644)
+    os.posix_fallocate(fd, 0, (i % 37 + 1) * 3 << 20)
+    os.close(fd)
+os.sync()
+for i in range(1, 4001, 2):
+    os.unlink(os.path.join(sys.argv[1], "f%d" % i))
+PY
+		umount "$tmpd/mnt" &&
+		btrfs check --readonly "$many.tmp" > /dev/null 2>&1
+	) || { rm -f "$many.tmp"; bench_die "building $many failed"; }
+	mv "$many.tmp" "$many"
+	echo "$many_stamp" > "$many.stamp"
+fi
 flock -u 9
 echo "btrfs-progs: $(btrfs --version | head -n1)"
 
@@ -57,7 +90,7 @@ echo "btrfs-progs: $(btrfs --version | head -n1)"
 # than one /usr/bin/time per run
 command -v hyperfine >/dev/null 2>&1 || bench_skip "hyperfine is not installed"
 ret=0
-for image in "$img" "$frag"; do
+for image in "$img" "$many" "$frag"; do
 	echo "image: $image ($(du -h "$image" | cut -f1) allocated," \
 		"$("$ghee" dump-free-space "$image" | awk '/^total:/ { print $9 }') free extents," \
 		"$(btrfs inspect-internal dump-tree -t 10 "$image" | wc -l) lines of progs output)"
@@ -76,10 +109,14 @@ for image in "$img" "$frag"; do
 		bench_die "hyperfine failed"
 	mapfile -t med < <(python3 -c 'import json,sys
 for r in json.load(open(sys.argv[1]))["results"]: print("%.5f" % r["median"])' "$json")
+	# CPU time (user + system): less disturbed by other load on the machine
+	mapfile -t cpu < <(python3 -c 'import json,sys
+for r in json.load(open(sys.argv[1]))["results"]: print("%.5f" % (r["user"] + r["system"]))' "$json")
 	rm -f "$json"
 	for i in 0 1 2 3 4; do
-		printf '  %-28s median %8ss' "${labels[i]}" "${med[i]}"
-		[ "$i" -gt 0 ] && printf '  ratio %s' "$(bench_ratio "${med[i]}" "${med[0]}")"
+		printf '  %-28s median %8ss  cpu %8ss' "${labels[i]}" "${med[i]}" "${cpu[i]}"
+		[ "$i" -gt 0 ] && printf '  ratio %s  cpu ratio %s' "$(bench_ratio "${med[i]}" "${med[0]}")" \
+			"$(bench_ratio "${cpu[i]}" "${cpu[0]}")"
 		printf '\n'
 	done
 	ratio=$(bench_ratio "${med[1]}" "${med[0]}")
