@@ -12,6 +12,9 @@ static const struct ghee_command commands[] = {
 	{ "dump-tree", "print tree blocks and items", cmd_dump_tree },
 	{ "check", "verify a filesystem, read-only", cmd_check },
 	{ "mkfs", "create a filesystem", cmd_mkfs },
+	{ "dump-free-space", "free space of each block group, fragmentation", cmd_dump_free_space },
+	{ "usage", "space allocated and used, per profile and device", cmd_usage },
+	{ "tree-stats", "nodes, leaves, levels and fill of each tree", cmd_tree_stats },
 };
 
 static void usage(FILE *out)

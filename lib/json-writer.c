@@ -404,6 +404,33 @@ void json_kv_s64(struct json_writer *w, const char *key, int64_t v)
 	json_s64(w, v);
 }
 
+void json_fixed(struct json_writer *w, int64_t scaled, unsigned int decimals)
+{
+	uint64_t mag = scaled < 0 ? -(uint64_t)scaled : (uint64_t)scaled, div = 1;
+	unsigned int i;
+
+	if (decimals > 9)
+		decimals = 9;
+	for (i = 0; i < decimals; i++)
+		div *= 10;
+	if (!value_prefix(w))
+		return;
+	if (decimals)
+		fprintf(w->out, "%s%llu.%0*llu", scaled < 0 ? "-" : "",
+			(unsigned long long)(mag / div), (int)decimals,
+			(unsigned long long)(mag % div));
+	else
+		fprintf(w->out, "%s%llu", scaled < 0 ? "-" : "", (unsigned long long)mag);
+	value_done(w);
+}
+
+void json_kv_fixed(struct json_writer *w, const char *key, int64_t scaled,
+		   unsigned int decimals)
+{
+	json_key(w, key);
+	json_fixed(w, scaled, decimals);
+}
+
 void json_kv_bool(struct json_writer *w, const char *key, bool v)
 {
 	json_key(w, key);

@@ -78,6 +78,8 @@ void json_stringf(struct json_writer *w, const char *fmt, ...);
 void json_u64(struct json_writer *w, uint64_t v);
 void json_s64(struct json_writer *w, int64_t v);
 void json_bool(struct json_writer *w, bool v);
+/* a decimal number given scaled: (1234, 2) writes 12.34 (at most 9 decimals) */
+void json_fixed(struct json_writer *w, int64_t scaled, unsigned int decimals);
 void json_null(struct json_writer *w);
 
 /* key and value in one call */
@@ -92,6 +94,8 @@ void json_kv_stringf(struct json_writer *w, const char *key,
 void json_kv_u64(struct json_writer *w, const char *key, uint64_t v);
 void json_kv_s64(struct json_writer *w, const char *key, int64_t v);
 void json_kv_bool(struct json_writer *w, const char *key, bool v);
+void json_kv_fixed(struct json_writer *w, const char *key, int64_t scaled,
+		   unsigned int decimals);
 void json_kv_null(struct json_writer *w, const char *key);
 
 /* @len bytes as a lower-case hex string (a checksum, a raw field) */

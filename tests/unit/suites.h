@@ -25,7 +25,8 @@
 	X(alloc) \
 	X(check_extents) \
 	X(v1_cache) \
-	X(compression)
+	X(compression) \
+	X(v1_decode)
 
 #define GHEE_DECLARE_SUITE(name) Suite *name##_suite(void);
 GHEE_UNIT_SUITES(GHEE_DECLARE_SUITE)
