@@ -17,6 +17,8 @@ int cmd_dump_super(int argc, char **argv);
 int cmd_dump_tree(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_mkfs(int argc, char **argv);
+int cmd_dump_extents(int argc, char **argv);
+int cmd_map(int argc, char **argv);
 
 /* "ERROR: ..." / "WARNING: ..." on stderr, after flushing stdout */
 __attribute__((format(printf, 1, 2))) void cmd_error(const char *fmt, ...);
