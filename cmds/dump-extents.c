@@ -395,11 +395,13 @@ static int print_owner(void *ctx, const struct btrfs_data_owner *ow)
 		json_kv_u64(&c->jw, "inode", ow->ino);
 		json_kv_u64(&c->jw, "offset", ow->file_offset);
 		json_kv_u64(&c->jw, "leaf", ow->leaf);
+		json_kv_u64(&c->jw, "compression", ow->compression);
 	} else {
-		printf("\towner subvol %llu inode %llu offset %llu leaf %llu\n",
+		printf("\towner subvol %llu inode %llu offset %llu leaf %llu%s\n",
 		       (unsigned long long)ow->root, (unsigned long long)ow->ino,
 		       (unsigned long long)ow->file_offset,
-		       (unsigned long long)ow->leaf);
+		       (unsigned long long)ow->leaf,
+		       ow->compression ? " compressed" : "");
 	}
 	if (!c->o->no_paths)
 		print_paths(c, ow->root, ow->ino);

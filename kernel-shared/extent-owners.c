@@ -743,6 +743,7 @@ static int owners_in_leaf(struct btrfs_owner_resolver *r,
 			continue;
 		o.ino = key.objectid;
 		o.file_offset = key.offset;
+		o.compression = btrfs_file_extent_compression(fi);
 		if (pos != (u64)-1 && !btrfs_file_extent_compression(fi) &&
 		    !btrfs_file_extent_encryption(fi) &&
 		    !btrfs_file_extent_other_encoding(fi)) {

@@ -89,6 +89,7 @@ struct btrfs_data_owner {
 	u64 ino;
 	u64 file_offset;	/* of the referencing item, or of @pos with a position */
 	u64 leaf;		/* the fs tree leaf holding the item */
+	u8 compression;		/* of the referencing item */
 };
 
 /*

@@ -24,7 +24,10 @@ for round in $(seq 1 "$GHEE_CORRUPT_ROUNDS"); do
 	python3 "$TEST_DIR/corrupt.py" "$img" "$round" $((1 + round % 4)) ||
 		fail "corrupt.py failed"
 	for cmd in "dump-tree" "dump-tree -e" "dump-tree --format json" \
-		   "dump-super -a -f" "check" "check --check-data-csum --format json"; do
+		   "dump-super -a -f" "check" "check --check-data-csum --format json" \
+		   "dump-extents" "dump-extents --format json" \
+		   "dump-extents --logical 13631488" "dump-extents --inode 257 --subvol 5" \
+		   "map -o $TEST_TMP/map.svg" "map --physical -o $TEST_TMP/map.svg"; do
 		# shellcheck disable=SC2086
 		timeout 60 "$GHEE" $cmd "$img" >/dev/null 2>"$TEST_TMP/err"
 		rc=$?
