@@ -85,7 +85,8 @@ static void usage(FILE *out)
 	      "  --format text|json        output format (default text)\n"
 	      "  -h|--help                 this help\n"
 	      "\n"
-	      "Numbers may be decimal or 0x hex. Without a selection every extent\n"
+	      "Numbers may be decimal or 0x hex, with an optional K, M, G or T\n"
+	      "(binary) suffix. Without a selection every extent\n"
 	      "of the filesystem is printed.\n", out);
 }
 
@@ -114,6 +115,16 @@ static bool parse_num(const char *s, const char **end, u64 *ret)
 	v = strtoull(s, &e, 0);
 	if (errno)
 		return false;
+	/* binary size suffixes, handy for lengths */
+	if (*e && strchr("kKmMgGtT", *e)) {
+		int shift = strchr("kK", *e) ? 10 : strchr("mM", *e) ? 20 :
+			    strchr("gG", *e) ? 30 : 40;
+
+		if (v > (~0ULL >> shift))
+			return false;
+		v <<= shift;
+		e++;
+	}
 	*ret = v;
 	*end = e;
 	return true;
