@@ -261,6 +261,8 @@ static void group_begin(struct map_ctx *m, const struct bg_ent *e, int top, u64 
 {
 	const struct btrfs_bg_desc *bg = &e->bg;
 	char col[8], id[64];
+	double px;
+	u64 row;
 	size_t i;
 
 	/* ids are unique: a stripe's suffix made of its numbers */
@@ -279,8 +281,14 @@ static void group_begin(struct map_ctx *m, const struct bg_ent *e, int top, u64 
 		100.0 * fill_of(bg),
 		(unsigned long long)(bg->length > bg->used ? bg->length - bg->used : 0),
 		extra);
-	hex(col, tint(type_colour(bg->flags), 0.78));
+	hex(col, tint(type_colour(bg->flags), 0.7));
 	draw_span(m, top, pos, len, col);
+	/* where the group starts: a dark tick */
+	px = pos / m->bpp;
+	row = (u64)(px / MAP_WIDTH);
+	fprintf(m->out, "<rect x=\"%.2f\" y=\"%.0f\" width=\"1\" height=\"%d\" fill=\"#333333\"/>\n",
+		MARGIN + px - (double)row * MAP_WIDTH,
+		top + (double)row * (ROW_HEIGHT + ROW_GAP), ROW_HEIGHT);
 }
 
 /* the used run being merged ends: draw it */
@@ -365,7 +373,7 @@ static void draw_legend(struct map_ctx *m, int y)
 		struct rgb c = type_colour(types[i]);
 
 		hex(col, c);
-		hex(light, tint(c, 0.78));
+		hex(light, tint(c, 0.7));
 		hex(dark, shade(c, 0.35));
 		fprintf(m->out, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>"
 			"<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>"
