@@ -32,4 +32,10 @@ n=$(grep -c 'class="bg metadata"' "$TEST_TMP/phys.svg")
 m=$(grep -c 'class="bg metadata"' "$TEST_TMP/map.svg")
 [ "$n" -eq $((2 * m)) ] || fail "physical layout: $n metadata stripes for $m DUP groups"
 run_expect_status 2 "$GHEE" map "$img" 2>/dev/null
+# --help and the man page name every option the command accepts
+"$GHEE" map --help > "$TEST_TMP/help.txt" || fail "--help failed"
+for opt in $(grep -o '{ "[a-z-]*", [a-z_]*_argument' "$TOP/cmds/map.c" | cut -d'"' -f2); do
+	grep -q -- "--$opt\b" "$TEST_TMP/help.txt" || fail "--help does not list --$opt"
+	grep -q -- "\\\\-\\\\-${opt//-/\\\\-}" "$TOP/man/ghee-map.8" || fail "the man page does not describe --$opt"
+done
 echo "map ok"

@@ -48,4 +48,10 @@ ino=$("$GHEE" dump-extents "$img" | awk '/owner/ { ino = $5 } /path \/d1\/f100$/
 	fail "--inode failed"
 grep -qx '		path /d1/f100' "$TEST_TMP/inode.txt" && grep -qx '		path /d1/d2/link' "$TEST_TMP/inode.txt" ||
 	fail "the two names of a hard link: $(cat "$TEST_TMP/inode.txt")"
+# --help and the man page name every option the command accepts
+"$GHEE" dump-extents --help > "$TEST_TMP/help.txt" || fail "--help failed"
+for opt in $(grep -o '{ "[a-z-]*", [a-z_]*_argument' "$TOP/cmds/dump-extents.c" | cut -d'"' -f2); do
+	grep -q -- "--$opt\b" "$TEST_TMP/help.txt" || fail "--help does not list --$opt"
+	grep -q -- "\\\\-\\\\-${opt//-/\\\\-}" "$man" || fail "the man page does not describe --$opt"
+done
 echo "$n documents valid"
