@@ -1,10 +1,11 @@
 #!/usr/bin/python3
 # Owner resolution of ghee dump-extents against the kernel's own view.
 #
-#   resolve.py ghee GHEE IMG STATE.json [MAX]
+#   resolve.py ghee GHEE DEV[,DEV...] STATE.json [MAX]
 #       unmounted: sample data extent addresses from ghee's own list and
 #       record ghee's answers (--logical, --physical, --inode/--subvol)
-#   resolve.py kernel IMG MNT STATE.json
+#   resolve.py kernel DEV[,DEV...] MNT STATE.json
+#   (DEV... are the device files in devid order)
 #       mounted: btrfs inspect-internal logical-resolve / inode-resolve give
 #       the same path sets; the bytes at each physical copy are the file's
 import json
@@ -20,8 +21,9 @@ def run_json(cmd):
     return json.loads(p.stdout)
 
 
-def ghee_side(ghee, img, state_path, maxn):
-    doc = run_json([ghee, "dump-extents", "--data", "--no-paths", "--format", "json", img])
+def ghee_side(ghee, devs, state_path, maxn):
+    img = devs.split(",")
+    doc = run_json([ghee, "dump-extents", "--data", "--no-paths", "--format", "json", "--noscan"] + img)
     exts = [e for e in doc["extents"] if e["kind"] == "data"]
     if len(exts) < 50:
         sys.exit("FAIL: only %d data extents" % len(exts))
@@ -37,13 +39,13 @@ def ghee_side(ghee, img, state_path, maxn):
     inodes = {}
     physical_checked = 0
     for a in addrs:
-        d = run_json([ghee, "dump-extents", "--logical", str(a), "--format", "json", img])
+        d = run_json([ghee, "dump-extents", "--logical", str(a), "--format", "json", "--noscan"] + img)
         (ext,) = d["extents"]
         paths = sorted({p for o in ext["owners"] for p in o["paths"]})
         copies = [(c["devid"], c["physical"]) for c in d["chunk"]["copies"]]
         for devid, phys in copies:
             p = run_json([ghee, "dump-extents", "--physical", "%d:%d" % (devid, phys),
-                          "--format", "json", img])
+                          "--format", "json", "--noscan"] + img)
             if p["physical"]["logical"] != a or p["logical"] != a:
                 sys.exit("FAIL: physical %d:%d maps to %d, expected %d" %
                          (devid, phys, p["physical"]["logical"], a))
@@ -55,7 +57,7 @@ def ghee_side(ghee, img, state_path, maxn):
     files = []
     for (subvol, ino) in sorted(inodes)[:80]:
         d = run_json([ghee, "dump-extents", "--inode", str(ino), "--subvol", str(subvol),
-                      "--format", "json", img])
+                      "--format", "json", "--noscan"] + img)
         files.append({"subvol": subvol, "inode": ino, "subvol_path": d["subvol_path"],
                       "paths": sorted(d["paths"])})
     json.dump({"samples": samples, "files": files}, open(state_path, "w"))
@@ -102,7 +104,7 @@ def kernel_side(img, mnt, state_path):
                     mnt)[1]
         return ino_paths[(root, ino)]
 
-    fd = os.open(img, os.O_RDONLY)
+    fds = [os.open(d, os.O_RDONLY) for d in img.split(",")]
     for s in st["samples"]:
         # the kernel's own resolution (LOGICAL_INO): inode, offset, root triples
         p = subprocess.run(["btrfs", "inspect-internal", "logical-resolve", "-P",
@@ -132,7 +134,7 @@ def kernel_side(img, mnt, state_path):
                 f.seek(o["offset"])
                 want = f.read(512)
             for devid, phys in s["copies"]:
-                got = os.pread(fd, len(want), phys)
+                got = os.pread(fds[devid - 1], len(want), phys)
                 if got != want:
                     bad += 1
                     print("MISMATCH data at devid %d physical %d (logical %d, %s offset %d)" %
@@ -150,7 +152,8 @@ def kernel_side(img, mnt, state_path):
             bad += 1
             print("MISMATCH inode %d subvol %d: kernel %s ghee %s" %
                   (f["inode"], f["subvol"], sorted(kp), f["paths"]))
-    os.close(fd)
+    for fd in fds:
+        os.close(fd)
     print("kernel: %d addresses (%d with owners), %d files, %d copies read, %d mismatches" %
           (len(st["samples"]), nonempty, len(st["files"]), content, bad))
     if nonempty < len(st["samples"]) // 2 or content == 0:
