@@ -219,15 +219,55 @@ out:
 	return ret;
 }
 
+/*
+ * Reading past @last failed (a block on the way to the next leaf is
+ * unreadable): the first key after the subtree that could not be read,
+ * found from the nodes above @last (which were read before).  0 with
+ * *@resume set, 1 when nothing follows, <0 on error.
+ */
+int btrfs_key_after_bad_subtree(struct btrfs_root *root, const struct btrfs_key *last,
+				struct btrfs_key *resume)
+{
+	struct btrfs_path path;
+	bool skip = true;
+	int level, ret, slot, nr;
+
+	for (level = 1; level < BTRFS_MAX_LEVEL; level++) {
+		btrfs_init_path(&path);
+		path.lowest_level = level;
+		ret = btrfs_search_slot(NULL, root, last, &path, 0, 0);
+		if (ret < 0 || !path.nodes[level]) {
+			btrfs_release_path(&path);
+			return ret < 0 ? ret : 1;
+		}
+		slot = path.slots[level];
+		nr = (int)btrfs_eb_nritems(path.nodes[level]);
+		/* the next leaf was to come from child slot + 1 of the lowest such node */
+		if (slot + 1 < nr) {
+			int want = slot + (skip ? 2 : 1);
+
+			if (want < nr) {
+				btrfs_node_key_to_cpu(path.nodes[level], resume, want);
+				btrfs_release_path(&path);
+				return 0;
+			}
+			/* the unreadable child was the last: go on after this node */
+			skip = false;
+		}
+		btrfs_release_path(&path);
+	}
+	return 1;
+}
+
 int btrfs_walk_extents(struct btrfs_fs_info *fs_info, u64 start, u64 end,
 		       btrfs_extent_fn fn, void *ctx)
 {
 	struct btrfs_root *root = &fs_info->extent_root;
 	struct btrfs_extent_desc d;
 	struct btrfs_path path;
-	struct btrfs_key key;
+	struct btrfs_key key, resume;
 	bool have = false;
-	int ret, have_ret = 0;
+	int ret, have_ret = 0, damaged = 0;
 
 	if (!root->node) {
 		btrfs_err(&fs_info->reporter, "the extent tree cannot be read");
@@ -241,39 +281,69 @@ int btrfs_walk_extents(struct btrfs_fs_info *fs_info, u64 start, u64 end,
 	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
 	if (ret >= 0)
 		ret = btrfs_path_fixup_slot(root, &path);
-	while (ret == 0) {
-		btrfs_path_key(&path, &key);
-		if (is_extent_key(key.type)) {
-			have_ret = have ? fn(ctx, &d) : 0;
+	for (;;) {
+		while (ret == 0) {
+			btrfs_path_key(&path, &key);
+			if (is_extent_key(key.type)) {
+				have_ret = have ? fn(ctx, &d) : 0;
+				have = false;
+				if (have_ret)
+					break;
+				if (key.objectid >= end)
+					break;
+				parse_extent_item(fs_info, path.nodes[0], path.slots[0],
+						  &key, &d);
+				have = true;
+			} else if (have && is_keyed_ref(key.type) &&
+				   key.objectid == d.bytenr) {
+				parse_keyed_ref(fs_info, path.nodes[0], path.slots[0],
+						&key, &d);
+			} else if (key.objectid >= end) {
+				break;
+			}
+			ret = btrfs_next_item(root, &path);
+		}
+		btrfs_release_path(&path);
+		if (have_ret || ret >= 0)
+			break;
+		/* say what could not be read, then go on after it */
+		damaged = ret;
+		ret = btrfs_key_after_bad_subtree(root, &key, &resume);
+		if (ret == 0)
+			btrfs_err(&fs_info->reporter,
+				  "extent tree: cannot read the items after (%llu %u %llu): %s; skipped to (%llu %u %llu)",
+				  (unsigned long long)key.objectid, key.type,
+				  (unsigned long long)key.offset, strerror(-damaged),
+				  (unsigned long long)resume.objectid, resume.type,
+				  (unsigned long long)resume.offset);
+		else
+			btrfs_err(&fs_info->reporter,
+				  "extent tree: cannot read the items after (%llu %u %llu): %s",
+				  (unsigned long long)key.objectid, key.type,
+				  (unsigned long long)key.offset, strerror(-damaged));
+		if (ret)
+			break;
+		if (have && resume.objectid != d.bytenr) {
+			have_ret = fn(ctx, &d);
 			have = false;
 			if (have_ret)
 				break;
-			if (key.objectid >= end)
-				break;
-			parse_extent_item(fs_info, path.nodes[0], path.slots[0],
-					  &key, &d);
-			have = true;
-		} else if (have && is_keyed_ref(key.type) &&
-			   key.objectid == d.bytenr) {
-			parse_keyed_ref(fs_info, path.nodes[0], path.slots[0],
-					&key, &d);
-		} else if (key.objectid >= end) {
-			break;
 		}
-		ret = btrfs_next_item(root, &path);
+		btrfs_init_path(&path);
+		ret = btrfs_search_slot(NULL, root, &resume, &path, 0, 0);
+		if (ret >= 0)
+			ret = btrfs_path_fixup_slot(root, &path);
 	}
-	if (have_ret) {
+	if (have_ret)
 		ret = have_ret;
-	} else if (ret < 0) {
-		btrfs_err(&fs_info->reporter,
-			  "extent tree: cannot read past item (%llu %u %llu): %s",
-			  (unsigned long long)key.objectid, key.type,
-			  (unsigned long long)key.offset, strerror(-ret));
-	} else {
-		ret = have ? fn(ctx, &d) : 0;
-	}
+	else if (ret >= 0 && have)
+		ret = fn(ctx, &d);
+	else if (ret > 0)
+		ret = 0;
 	btrfs_release_path(&path);
 	btrfs_extent_desc_release(&d);
+	if (!ret && damaged)
+		ret = damaged;
 	return ret;
 }
 
@@ -319,28 +389,32 @@ int btrfs_walk_block_groups(struct btrfs_fs_info *fs_info, btrfs_bg_fn fn,
 			    void *ctx)
 {
 	struct btrfs_root *root = btrfs_block_group_root(fs_info);
-	struct btrfs_key key = { 0, BTRFS_BLOCK_GROUP_ITEM_KEY, 0 };
+	struct btrfs_key key = { 0, BTRFS_BLOCK_GROUP_ITEM_KEY, 0 }, resume;
 	struct btrfs_block_group_item *bi;
 	struct btrfs_bg_desc bg;
 	struct btrfs_path path;
-	int ret;
+	int ret, stop = 0, damaged = 0;
 
 	if (!root->node) {
 		btrfs_err(&fs_info->reporter, "the %s tree cannot be read",
 			  root == &fs_info->extent_root ? "extent" : "block group");
 		return -EIO;
 	}
-	btrfs_init_path(&path);
-	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
-	if (ret >= 0)
-		ret = btrfs_path_fixup_slot(root, &path);
-	while (ret == 0) {
-		btrfs_path_key(&path, &key);
-		if (key.type == BTRFS_BLOCK_GROUP_ITEM_KEY) {
-			if (btrfs_item_size(path.nodes[0], path.slots[0]) < sizeof(*bi)) {
+	resume = key;
+	for (;;) {
+		btrfs_init_path(&path);
+		ret = btrfs_search_slot(NULL, root, &resume, &path, 0, 0);
+		if (ret >= 0)
+			ret = btrfs_path_fixup_slot(root, &path);
+		while (ret == 0 && !stop) {
+			btrfs_path_key(&path, &key);
+			if (key.type != BTRFS_BLOCK_GROUP_ITEM_KEY) {
+				/* not one */
+			} else if (btrfs_item_size(path.nodes[0], path.slots[0]) < sizeof(*bi)) {
 				btrfs_err(&fs_info->reporter,
 					  "block group %llu: item too small",
 					  (unsigned long long)key.objectid);
+				damaged = -EUCLEAN;
 			} else {
 				bi = btrfs_item_ptr(path.nodes[0], path.slots[0],
 						    struct btrfs_block_group_item);
@@ -348,19 +422,28 @@ int btrfs_walk_block_groups(struct btrfs_fs_info *fs_info, btrfs_bg_fn fn,
 				bg.length = key.offset;
 				bg.flags = btrfs_block_group_flags(bi);
 				bg.used = btrfs_block_group_used(bi);
-				ret = fn(ctx, &bg);
-				if (ret)
+				stop = fn(ctx, &bg);
+				if (stop)
 					break;
 			}
+			ret = btrfs_next_item(root, &path);
 		}
-		ret = btrfs_next_item(root, &path);
-	}
-	if (ret < 0)
+		btrfs_release_path(&path);
+		if (stop || ret >= 0)
+			break;
+		damaged = ret;
+		ret = btrfs_key_after_bad_subtree(root, &key, &resume);
 		btrfs_err(&fs_info->reporter,
-			  "block groups: cannot read past %llu: %s",
-			  (unsigned long long)key.objectid, strerror(-ret));
-	btrfs_release_path(&path);
-	return ret == 1 ? 0 : ret;
+			  "block groups: cannot read the items after (%llu %u %llu): %s%s",
+			  (unsigned long long)key.objectid, key.type,
+			  (unsigned long long)key.offset, strerror(-damaged),
+			  ret ? "" : "; skipped the unreadable part");
+		if (ret)
+			break;
+	}
+	if (stop)
+		return stop;
+	return ret < 0 ? ret : damaged;
 }
 
 /* ---- the resolver ---- */

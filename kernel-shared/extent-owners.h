@@ -48,13 +48,21 @@ void btrfs_extent_desc_release(struct btrfs_extent_desc *d);
 /*
  * Call @fn for each extent item whose extent overlaps [@start, @end), in
  * address order.  @fn returning non-zero stops the walk and is returned.
- * Damaged items are reported and passed with ->damaged set.  Returns 0,
- * @fn's value, or -errno when the extent tree cannot be read (what was
- * read has been passed on).
+ * Damaged items are reported and passed with ->damaged set; a subtree that
+ * cannot be read is reported and skipped.  Returns 0, @fn's value, or
+ * -errno when part of the extent tree could not be read (everything else
+ * has been passed on).
  */
 typedef int (*btrfs_extent_fn)(void *ctx, const struct btrfs_extent_desc *d);
 int btrfs_walk_extents(struct btrfs_fs_info *fs_info, u64 start, u64 end,
 		       btrfs_extent_fn fn, void *ctx);
+
+/*
+ * After reading past @last in @root failed: the first key after the
+ * subtree that could not be read.  0 with *@resume, 1 when none, -errno.
+ */
+int btrfs_key_after_bad_subtree(struct btrfs_root *root, const struct btrfs_key *last,
+				struct btrfs_key *resume);
 
 /* the extent containing @logical: 0, -ENOENT when none, -errno */
 int btrfs_find_extent(struct btrfs_fs_info *fs_info, u64 logical,
