@@ -24,6 +24,47 @@
 
 #define OUT_BUFFER_SIZE (1U << 20)
 
+/*
+ * Engine messages go to stderr; the same message again (a damaged block
+ * met by many lookups) is counted, not repeated: a fixed table of the
+ * hashes of recent messages.
+ */
+#define SEEN_MESSAGES 256
+
+struct reporter_state {
+	unsigned int nr_errors;
+	unsigned long long suppressed;
+	unsigned long long seen[SEEN_MESSAGES];
+};
+
+static unsigned long long message_hash(const char *msg)
+{
+	unsigned long long h = 1469598103934665603ULL;
+
+	for (; *msg; msg++)
+		h = (h ^ (unsigned char)*msg) * 1099511628211ULL;
+	return h | 1;
+}
+
+static void report_to_stderr(void *ctx, enum btrfs_report_level level,
+			     const char *msg)
+{
+	struct reporter_state *rs = ctx;
+	unsigned long long h = message_hash(msg);
+	unsigned long long *slot = &rs->seen[h % SEEN_MESSAGES];
+
+	if (level == BTRFS_REPORT_ERROR)
+		rs->nr_errors++;
+	if (*slot == h) {
+		rs->suppressed++;
+		return;
+	}
+	*slot = h;
+	fflush(stdout);
+	fprintf(stderr, "%s%s\n", level == BTRFS_REPORT_ERROR ? "ERROR: " :
+		level == BTRFS_REPORT_WARNING ? "WARNING: " : "", msg);
+}
+
 enum de_mode { MODE_ALL, MODE_RANGE, MODE_BLOCK_GROUP, MODE_LOGICAL, MODE_INODE,
 	       MODE_PHYSICAL };
 static const char *const mode_names[] = { "all", "range", "block_group",
@@ -40,7 +81,7 @@ struct de_opts {
 	bool no_paths;
 	bool data_only, tree_only;
 	struct device_list devices;
-	unsigned int reported_errors;
+	struct reporter_state rs;
 };
 
 struct subvol_name {
@@ -88,18 +129,6 @@ static void usage(FILE *out)
 	      "Numbers may be decimal or 0x hex, with an optional K, M, G or T\n"
 	      "(binary) suffix. Without a selection every extent\n"
 	      "of the filesystem is printed.\n", out);
-}
-
-static void report_to_stderr(void *ctx, enum btrfs_report_level level,
-			     const char *msg)
-{
-	unsigned int *nr_errors = ctx;
-
-	if (level == BTRFS_REPORT_ERROR && nr_errors)
-		(*nr_errors)++;
-	fflush(stdout);
-	fprintf(stderr, "%s%s\n", level == BTRFS_REPORT_ERROR ? "ERROR: " :
-		level == BTRFS_REPORT_WARNING ? "WARNING: " : "", msg);
 }
 
 /* ---- options ---- */
@@ -292,7 +321,7 @@ static struct btrfs_fs_info *open_fs(struct de_opts *o)
 	/* tree blocks are revisited near each other: a modest cache suffices */
 	args.cache_budget = 24U << 20;
 	args.reporter.report = report_to_stderr;
-	args.reporter.ctx = &o->reported_errors;
+	args.reporter.ctx = &o->rs;
 	fs_info = open_ctree(&args, &err);
 	if (!fs_info)
 		cmd_error("unable to open %s", o->devices.paths[0]);
@@ -876,7 +905,7 @@ static void print_summary(struct de_ctx *c)
 		json_kv_u64(w, "paths", c->nr_paths);
 		json_kv_u64(w, "unresolved", c->nr_unresolved);
 		json_kv_u64(w, "errors", c->errors + btrfs_owner_resolver_errors(c->res) +
-			    c->o->reported_errors);
+			    c->o->rs.nr_errors);
 		json_object_end(w);
 		return;
 	}
@@ -934,7 +963,7 @@ static int dump(struct btrfs_fs_info *fs_info, struct de_opts *o)
 			c.errors++;
 	}
 	if (ret < 0 || c.errors || btrfs_owner_resolver_errors(c.res) ||
-	    o->reported_errors)
+	    o->rs.nr_errors)
 		ret = GHEE_EXIT_FAILURE;
 	else
 		ret = GHEE_EXIT_OK;
@@ -968,6 +997,8 @@ int cmd_dump_extents(int argc, char **argv)
 	}
 	ret = dump(fs_info, &o);
 	close_ctree(fs_info);
+	if (o.rs.suppressed)
+		fprintf(stderr, "(%llu repeated messages not shown)\n", o.rs.suppressed);
 out:
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "ERROR: cannot write the output: %s\n", strerror(errno));
