@@ -44,7 +44,7 @@ run_profile()
 		"$list" "$TEST_TMP/state.json" 60 || fail "ghee side ($prof) failed"
 	btrfs inspect-internal dump-tree -t chunk "${devs[0]}" > "$TEST_TMP/chunks.txt" ||
 		fail "progs dump-tree failed"
-	python3 "$TEST_DIR/sweep.py" "$GHEE" "$list" "$TEST_TMP/chunks.txt" 3 ||
+	python3 "$TEST_DIR/sweep.py" "$GHEE" "$list" "$TEST_TMP/chunks.txt" 2 ||
 		fail "physical sweep ($prof) failed"
 	mount -o "ro,noatime$opts" "${loops[0]}" "$mnt" || fail "mount ($prof) failed"
 	python3 "$TOP/tests/misc-tests/070-dump-extents-resolve/resolve.py" kernel \
