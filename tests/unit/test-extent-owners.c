@@ -55,14 +55,19 @@ static u64 dir_ino(u64 i)
 /* the model's path of directory @i, without a leading '/' */
 static void dir_path(const struct owner_model *m, u64 i, char *out, size_t len)
 {
-	char tmp[8192];
+	size_t n, l;
 
 	if (i == (u64)-1) {
 		out[0] = 0;
 		return;
 	}
-	dir_path(m, m->dirs[i].parent, tmp, sizeof(tmp));
-	snprintf(out, len, "%s%s%s", tmp, tmp[0] ? "/" : "", m->dirs[i].name);
+	dir_path(m, m->dirs[i].parent, out, len);
+	n = strlen(out);
+	l = strlen(m->dirs[i].name);
+	REQUIRE(n + l + 2 <= len);
+	if (n)
+		out[n++] = '/';
+	memcpy(out + n, m->dirs[i].name, l + 1);
 }
 
 struct collected {
