@@ -930,7 +930,7 @@ static void name_insert(struct btrfs_owner_resolver *r, u64 root, u64 ino,
  */
 typedef int (*name_fn)(void *ctx, u64 parent, const char *name, u16 len);
 
-static int for_each_name(struct btrfs_owner_resolver *r, struct btrfs_root *root,
+static int for_each_name(struct btrfs_root *root,
 			 u64 ino, name_fn fn, void *ctx)
 {
 	struct btrfs_key key = { ino, BTRFS_INODE_REF_KEY, 0 };
@@ -1026,7 +1026,7 @@ static int prepend_dir_path(struct btrfs_owner_resolver *r, struct btrfs_root *r
 			len = e->name_len;
 			parent = e->parent;
 		} else {
-			ret = for_each_name(r, root, dir, take_first_name, &f);
+			ret = for_each_name(root, dir, take_first_name, &f);
 			if (ret)
 				return ret;
 			if (!f.found)
@@ -1091,7 +1091,7 @@ int btrfs_inode_paths(struct btrfs_owner_resolver *r, u64 root_id, u64 ino,
 		ret = fn(ctx, "");
 		return ret < 0 ? ret : 1;
 	}
-	ret = for_each_name(r, root, ino, emit_path, &pc);
+	ret = for_each_name(root, ino, emit_path, &pc);
 	if (ret < 0)
 		return ret;
 	if (pc.err && !pc.nr) {
