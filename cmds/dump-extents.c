@@ -233,7 +233,8 @@ static int parse_options(int argc, char **argv, struct de_opts *o)
 			    !parse_pair("--range", optarg, &o->start, &o->len, true,
 					&have_len))
 				return -EINVAL;
-			if (!have_len)
+			/* to the end of the address space, without wrapping */
+			if (!have_len || o->len > (u64)-1 - o->start)
 				o->len = (u64)-1 - o->start;
 			if (!o->len) {
 				cmd_error("--range: the length must not be 0");
