@@ -23,7 +23,7 @@ DEPS=(autoconf automake libtool pkg-config gcc make libblkid-dev uuid-dev
       zlib1g-dev libxxhash-dev libsodium-dev check libzstd-dev liblzo2-dev
       btrfs-progs xz-utils clang libclang-rt-14-dev e2fsprogs attr hyperfine
       python3 util-linux acl libcap2-bin time zstd
-      python3-btrfs python3-jsonschema)
+      python3-btrfs python3-jsonschema librsvg2-bin libxml2-utils xfsprogs)
 
 do_deps=1
 do_build=1

@@ -20,6 +20,8 @@ int cmd_mkfs(int argc, char **argv);
 int cmd_dump_free_space(int argc, char **argv);
 int cmd_usage(int argc, char **argv);
 int cmd_tree_stats(int argc, char **argv);
+int cmd_dump_extents(int argc, char **argv);
+int cmd_map(int argc, char **argv);
 
 /* "ERROR: ..." / "WARNING: ..." on stderr, after flushing stdout */
 __attribute__((format(printf, 1, 2))) void cmd_error(const char *fmt, ...);

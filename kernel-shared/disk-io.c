@@ -229,8 +229,13 @@ static int verify_tree_block(struct btrfs_fs_info *fs_info,
 	struct tree_check_error terr;
 	int ret;
 
-	/* a dirty buffer (write side) is checksummed only when written */
-	if (!(eb->flags & EXTENT_BUFFER_DIRTY) &&
+	/*
+	 * A dirty buffer (write side) is checksummed only when written; a
+	 * cached one passed this check when it was read (or was checksummed
+	 * when written) and has not changed since: checksumming it again on
+	 * every cache hit would cost a 16 KiB crc per tree level per search.
+	 */
+	if (!(eb->flags & (EXTENT_BUFFER_DIRTY | EXTENT_BUFFER_UPTODATE)) &&
 	    !btrfs_tree_block_csum_ok(fs_info, eb->data, eb->len)) {
 		u32 found = get_unaligned_le32(eb->data);
 		u8 digest[BTRFS_CSUM_SIZE];
@@ -353,6 +358,8 @@ static struct extent_buffer *read_tree_block_mode(struct btrfs_fs_info *fs_info,
 			 (unsigned long long)bytenr);
 		ret = -ENOENT;
 	}
+	/* what is read now is checksummed again, whatever was cached */
+	eb->flags &= ~(EXTENT_BUFFER_UPTODATE | EXTENT_BUFFER_VERIFIED);
 	for (mirror = 1; mirror <= copies; mirror++) {
 		ret = btrfs_read_logical(fs_info, bytenr, eb->data, eb->len, mirror);
 		if (ret) {

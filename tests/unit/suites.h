@@ -26,7 +26,8 @@
 	X(check_extents) \
 	X(v1_cache) \
 	X(compression) \
-	X(v1_decode)
+	X(v1_decode) \
+	X(extent_owners)
 
 #define GHEE_DECLARE_SUITE(name) Suite *name##_suite(void);
 GHEE_UNIT_SUITES(GHEE_DECLARE_SUITE)

@@ -14,6 +14,12 @@
  *   different pattern per copy so that the copy read is known.  Missing
  *   devices: mirror 0 falls through to a present copy, a specific mirror
  *   on a missing device is -ENODEV.
+ * - btrfs_physical_to_logical (extent-owners.c), the way back: for every
+ *   profile, each copy of random logical offsets (placed by the striping
+ *   model) maps back to its logical address; a sweep over every stripe
+ *   element of every device finds each data element once per copy and,
+ *   for RAID5/6, one P (and Q) element per row; offsets outside every
+ *   stripe are -ENOENT.
  */
 #include "config.h"
 #include <endian.h>
@@ -26,6 +32,7 @@
 #include "suites.h"
 #include "disk-io.h"
 #include "volumes.h"
+#include "extent-owners.h"
 
 #define CM_CHECK(cond, ...) do { if (!(cond)) ck_abort_msg(__VA_ARGS__); } while (0)
 
@@ -1259,6 +1266,85 @@ END_TEST
  * physical address must not wrap around to the start of the device, where
  * other data lives.
  */
+/* device offsets back to logical addresses, against the striping model */
+START_TEST(test_physical_to_logical)
+{
+	struct profile_case pc[40];
+	int n = all_profiles(pc), i;
+
+	for (i = 0; i < n; i++) {
+		u64 state = seed_state(_i * 977 + i + 1);
+		struct btrfs_physical_hit hit;
+		struct cm_fs t;
+		struct chunk_buf cb;
+		u64 length, elems, *seen;
+		int step, m, copies, s, nr_par, parity = 0;
+		u64 row, rows;
+
+		cm_fs_init(&t);
+		build_chunk(&cb, &pc[i], BTRFS_BLOCK_GROUP_DATA,
+			    (1ULL << 30) + SECTOR * rnd_below(&state, 1 << 20), &state);
+		length = btrfs_chunk_length(cb.c);
+		cm_add_chunk(&t, &cb);
+		copies = pc[i].profile == BTRFS_BLOCK_GROUP_RAID10 ? pc[i].sub :
+			 (pc[i].profile & (BTRFS_BLOCK_GROUP_RAID0 | BTRFS_BLOCK_GROUP_RAID5 |
+					   BTRFS_BLOCK_GROUP_RAID6)) ? 1 : pc[i].num;
+		for (step = 0; step < 300; step++) {
+			u64 off = rnd_below(&state, length / SECTOR) * SECTOR +
+				  rnd_below(&state, SECTOR);
+
+			for (m = 0; m < copies; m++) {
+				struct mloc loc;
+				u64 devid;
+
+				model_map(&pc[i], cb.c, off, m, &loc);
+				devid = btrfs_stripe_devid(btrfs_chunk_stripe(cb.c, loc.stripe));
+				REQUIRE_INT(btrfs_physical_to_logical(t.fs, devid, loc.physical,
+								      &hit), ==, 0);
+				REQUIRE(!hit.parity);
+				REQUIRE_UINT(hit.chunk_logical, ==, cb.logical);
+				REQUIRE_UINT(hit.logical, ==, cb.logical + off);
+			}
+		}
+		/* every element of every stripe, one probe each */
+		nr_par = pc[i].profile == BTRFS_BLOCK_GROUP_RAID5 ? 1 :
+			 pc[i].profile == BTRFS_BLOCK_GROUP_RAID6 ? 2 : 0;
+		rows = PER_DEV / SLEN;
+		elems = length / SLEN;
+		seen = calloc(elems + 1, sizeof(*seen));
+		REQUIRE(seen != NULL);
+		for (s = 0; s < pc[i].num; s++) {
+			const struct btrfs_stripe *st = btrfs_chunk_stripe(cb.c, s);
+			u64 per_dev = pc[i].profile & (BTRFS_BLOCK_GROUP_RAID0 |
+				BTRFS_BLOCK_GROUP_RAID10 | BTRFS_BLOCK_GROUP_RAID5 |
+				BTRFS_BLOCK_GROUP_RAID6) ? PER_DEV : length;
+
+			for (row = 0; row < per_dev / SLEN; row++) {
+				REQUIRE_INT(btrfs_physical_to_logical(t.fs,
+					btrfs_stripe_devid(st),
+					btrfs_stripe_offset(st) + row * SLEN + 7, &hit), ==, 0);
+				if (hit.parity) {
+					parity++;
+					continue;
+				}
+				REQUIRE_UINT((hit.logical - cb.logical) % SLEN, ==, 7);
+				REQUIRE_UINT((hit.logical - cb.logical) / SLEN, <, elems);
+				seen[(hit.logical - cb.logical) / SLEN]++;
+			}
+			/* just past the stripe: nothing (devices hold nothing else) */
+			REQUIRE_INT(btrfs_physical_to_logical(t.fs, btrfs_stripe_devid(st),
+				btrfs_stripe_offset(st) + per_dev + SECTOR * 1000000, &hit), ==, -ENOENT);
+		}
+		for (row = 0; row < elems; row++)
+			REQUIRE_UINT(seen[row], ==, (u64)copies);
+		REQUIRE_UINT(parity, ==, (u64)nr_par * rows);
+		free(seen);
+		free(cb.c);
+		cm_fs_destroy(&t);
+	}
+}
+END_TEST
+
 START_TEST(test_physical_wrap)
 {
 	struct profile_case single = { 0, 1, 1 };
@@ -1320,6 +1406,7 @@ Suite *chunk_map_suite(void)
 	tcase_add_loop_test(tc, test_read_across_chunks, 0, 3);
 	tcase_add_test(tc, test_chunk_to_map);
 	tcase_add_test(tc, test_physical_wrap);
+	tcase_add_loop_test(tc, test_physical_to_logical, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }

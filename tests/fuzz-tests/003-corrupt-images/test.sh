@@ -27,7 +27,10 @@ for round in $(seq 1 "$GHEE_CORRUPT_ROUNDS"); do
 		   "dump-super -a -f" "check" "check --check-data-csum --format json" \
 		   "dump-free-space -x --histogram" \
 		   "dump-free-space --source extents --compare tree --format json" \
-		   "usage --format json" "tree-stats"; do
+		   "usage --format json" "tree-stats" \
+		   "dump-extents" "dump-extents --format json" \
+		   "dump-extents --logical 13631488" "dump-extents --inode 257 --subvol 5" \
+		   "map -o $TEST_TMP/map.svg" "map --physical -o $TEST_TMP/map.svg"; do
 		# shellcheck disable=SC2086
 		timeout 60 "$GHEE" $cmd "$img" >/dev/null 2>"$TEST_TMP/err"
 		rc=$?
