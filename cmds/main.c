@@ -8,15 +8,15 @@
 const char ghee_version_string[] = "ghee v" PACKAGE_VERSION;
 
 static const struct ghee_command commands[] = {
+	{ "mkfs", "create a filesystem", cmd_mkfs },
+	{ "check", "verify a filesystem, read-only", cmd_check },
 	{ "dump-super", "print superblocks", cmd_dump_super },
 	{ "dump-tree", "print tree blocks and items", cmd_dump_tree },
-	{ "dump-extents", "extents and their owners (files, paths, trees)", cmd_dump_extents },
-	{ "map", "an SVG picture of the block groups and their use", cmd_map },
-	{ "check", "verify a filesystem, read-only", cmd_check },
-	{ "mkfs", "create a filesystem", cmd_mkfs },
 	{ "dump-free-space", "free space of each block group, fragmentation", cmd_dump_free_space },
+	{ "dump-extents", "extents and their owners (files, paths, trees)", cmd_dump_extents },
 	{ "usage", "space allocated and used, per profile and device", cmd_usage },
 	{ "tree-stats", "nodes, leaves, levels and fill of each tree", cmd_tree_stats },
+	{ "map", "an SVG picture of the block groups and their use", cmd_map },
 };
 
 static void usage(FILE *out)
