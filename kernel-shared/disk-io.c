@@ -434,6 +434,7 @@ static int open_one_device(struct btrfs_fs_info *fs_info, const char *path,
 	}
 	dev->devid = btrfs_device_id(&sb->dev_item);
 	memcpy(dev->uuid, sb->dev_item.uuid, BTRFS_UUID_SIZE);
+	memcpy(dev->super_uuid, sb->dev_item.uuid, BTRFS_UUID_SIZE);
 	memcpy(dev->fsid, sb->fsid, BTRFS_FSID_SIZE);
 	dev->total_bytes = btrfs_device_total_bytes(&sb->dev_item);
 	dev->bytes_used = btrfs_device_bytes_used(&sb->dev_item);
@@ -572,6 +573,7 @@ static void load_device_item(struct btrfs_fs_info *fs_info,
 		dev->devid = btrfs_device_id(di);
 	}
 	memcpy(dev->uuid, di->uuid, BTRFS_UUID_SIZE);
+	dev->has_item = true;
 	dev->total_bytes = btrfs_device_total_bytes(di);
 	dev->bytes_used = btrfs_device_bytes_used(di);
 }

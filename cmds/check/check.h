@@ -107,6 +107,8 @@ extern const int check_nr_phases;
 /* phase entry points: one file each */
 int check_phase_super(struct check_ctx *ctx);
 int check_phase_chunks(struct check_ctx *ctx);
+/* phase 2's checks of the chunk and device items where they are stored */
+void check_chunk_items(struct check_ctx *ctx);
 int check_phase_tree_blocks(struct check_ctx *ctx);
 int check_phase_roots(struct check_ctx *ctx);
 int check_phase_extents(struct check_ctx *ctx);
