@@ -91,8 +91,13 @@ void device_list_scan(struct device_list *l)
 	while (!blkid_dev_next(iter, &dev)) {
 		const char *name = blkid_dev_devname(dev);
 
+		/*
+		 * Seed devices of a sprouted filesystem have their own fsid;
+		 * the engine keeps only those its device items name.
+		 */
 		if (!name || !read_super(name, &sb) ||
-		    memcmp(sb.fsid, first.fsid, BTRFS_FSID_SIZE) ||
+		    (memcmp(sb.fsid, first.fsid, BTRFS_FSID_SIZE) &&
+		     !(btrfs_super_flags(&sb) & BTRFS_SUPER_FLAG_SEEDING)) ||
 		    have_devid(l, btrfs_device_id(&sb.dev_item)))
 			continue;
 		add_path(l, name);

@@ -220,6 +220,19 @@ bool btrfs_tree_block_csum_ok(const struct btrfs_fs_info *fs_info,
 }
 
 /* one copy of a block: header checks, then (optionally) the layout */
+/* blocks written before a filesystem was sprouted carry its seed's fsid */
+static bool is_seed_fsid(const struct btrfs_fs_info *fs_info, const u8 *fsid)
+{
+	int i;
+
+	for (i = 0; i < fs_info->num_devices; i++) {
+		if (fs_info->devices[i].seed &&
+		    !memcmp(fs_info->devices[i].fsid, fsid, BTRFS_FSID_SIZE))
+			return true;
+	}
+	return false;
+}
+
 static int verify_tree_block(struct btrfs_fs_info *fs_info,
 			     struct extent_buffer *eb,
 			     const struct tree_block_check *check,
@@ -250,7 +263,8 @@ static int verify_tree_block(struct btrfs_fs_info *fs_info,
 			 (unsigned long long)btrfs_header_bytenr(h));
 		return -EUCLEAN;
 	}
-	if (memcmp(h->fsid, fs_info->metadata_uuid, BTRFS_FSID_SIZE)) {
+	if (memcmp(h->fsid, fs_info->metadata_uuid, BTRFS_FSID_SIZE) &&
+	    !is_seed_fsid(fs_info, h->fsid)) {
 		snprintf(why, why_len, "bad tree block %llu: fsid does not match the filesystem",
 			 (unsigned long long)eb->start);
 		return -EUCLEAN;
@@ -474,6 +488,15 @@ static int open_devices(struct btrfs_fs_info *fs_info,
 		if (ret)
 			return ret;
 		if (i && memcmp(sb.fsid, fs_info->super_copy.fsid, BTRFS_FSID_SIZE)) {
+			/*
+			 * A seed device under a sprouted filesystem has its own
+			 * fsid; the chunk tree's device items name it (checked
+			 * once they are read).
+			 */
+			if (btrfs_super_flags(&sb) & BTRFS_SUPER_FLAG_SEEDING) {
+				fs_info->devices[fs_info->num_devices - 1].seed = true;
+				continue;
+			}
 			btrfs_err(&fs_info->reporter, "%s belongs to another filesystem (fsid differs)",
 				  args->paths[i]);
 			return -EINVAL;
@@ -573,6 +596,7 @@ static void load_device_item(struct btrfs_fs_info *fs_info,
 		dev->devid = btrfs_device_id(di);
 	}
 	memcpy(dev->uuid, di->uuid, BTRFS_UUID_SIZE);
+	memcpy(dev->item_fsid, di->fsid, BTRFS_FSID_SIZE);
 	dev->has_item = true;
 	dev->total_bytes = btrfs_device_total_bytes(di);
 	dev->bytes_used = btrfs_device_bytes_used(di);
@@ -613,6 +637,32 @@ static void relink_stripe_devices(struct btrfs_fs_info *fs_info)
 		for (s = 0; s < ml->num_stripes; s++)
 			ml->stripes[s].dev = btrfs_find_device(fs_info,
 							       ml->stripes[s].devid);
+	}
+}
+
+/*
+ * A seed device is ours when a device item names it: same devid, fsid and
+ * uuid.  Any other (a seed of another filesystem a scan turned up) is
+ * closed and forgotten, before stripes link to devices.
+ */
+static void drop_foreign_seeds(struct btrfs_fs_info *fs_info)
+{
+	int i = 0;
+
+	while (i < fs_info->num_devices) {
+		struct btrfs_device *dev = &fs_info->devices[i];
+
+		if (!dev->seed || (dev->has_item &&
+				   !memcmp(dev->item_fsid, dev->fsid, BTRFS_FSID_SIZE) &&
+				   !memcmp(dev->uuid, dev->super_uuid, BTRFS_UUID_SIZE))) {
+			i++;
+			continue;
+		}
+		if (dev->fd >= 0)
+			close(dev->fd);
+		free(dev->path);
+		memmove(dev, dev + 1, (fs_info->num_devices - i - 1) * sizeof(*dev));
+		fs_info->num_devices--;
 	}
 }
 
@@ -659,6 +709,7 @@ static int read_chunk_tree(struct btrfs_fs_info *fs_info, u64 bytenr)
 	}
 out:
 	btrfs_release_path(&path);
+	drop_foreign_seeds(fs_info);
 	relink_stripe_devices(fs_info);
 	if (ret < 0)
 		return ret;

@@ -24,6 +24,8 @@ struct btrfs_device {
 	u64 bytes_used;
 	bool writable;
 	bool has_item;		/* the chunk tree has its device item */
+	u8 item_fsid[BTRFS_FSID_SIZE];	/* the fsid its device item names */
+	bool seed;		/* opened with another fsid, as a seed device */
 };
 
 struct map_stripe {

@@ -115,6 +115,14 @@ static void check_mirror(struct check_ctx *ctx, struct btrfs_device *dev, int mi
 			.mirror = mirror, .bytenr = bytenr, .detail = cap.msg });
 		return;
 	}
+	if (dev->seed) {
+		/* a seed device's mirrors are those of the seed filesystem */
+		if (memcmp(sb.fsid, dev->fsid, BTRFS_FSID_SIZE))
+			check_problem(ctx, PR_SUPER_MIRROR_BAD, &(struct problem_ctx){
+				.mirror = mirror, .bytenr = bytenr,
+				.detail = "fsid differs from the seed device's primary superblock" });
+		return;
+	}
 	if (memcmp(sb.fsid, primary->fsid, BTRFS_FSID_SIZE)) {
 		report_other_fsid(ctx, &sb, mirror, bytenr);
 		return;

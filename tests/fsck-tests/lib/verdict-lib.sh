@@ -89,3 +89,14 @@ kernel_mkfs()
 	mkfs.btrfs -q -f -R ^free-space-tree "$@" "$img" >/dev/null 2>&1 ||
 		fail "mkfs.btrfs $* failed"
 }
+
+# detach_file FILE: detach the loop devices backed by FILE (only those: a
+# loop device number may be someone else's by the time a test exits)
+detach_file()
+{
+	local dev
+
+	for dev in $(losetup -j "$1" -O NAME -n 2>/dev/null); do
+		losetup -d "$dev" 2>/dev/null
+	done
+}
