@@ -60,6 +60,8 @@ for variant in "recipe 16384" "hierarchy 4096"; do
 			fail "snapshot failed"
 	else
 		btrfs quota enable "$mnt" || fail "quota enable failed"
+		# the rescan quota enable starts must be over before the snapshot
+		btrfs quota rescan -W "$mnt" > /dev/null || fail "waiting for the rescan failed"
 		btrfs subvolume snapshot "$mnt/sub" "$mnt/snap" > /dev/null || fail "snapshot failed"
 	fi
 	snap=$(btrfs inspect-internal rootid "$mnt/snap") || fail "no root id"
