@@ -504,6 +504,9 @@ static int open_devices(struct btrfs_fs_info *fs_info,
 		if (i && btrfs_super_generation(&sb) > btrfs_super_generation(&fs_info->super_copy))
 			fs_info->super_copy = sb;
 		for (j = 0; j < fs_info->num_devices - 1; j++) {
+			/* seeds may share a devid until the device items pick one */
+			if (fs_info->devices[j].seed)
+				continue;
 			if (fs_info->devices[j].devid ==
 			    fs_info->devices[fs_info->num_devices - 1].devid) {
 				btrfs_err(&fs_info->reporter, "%s: devid %llu given twice",
@@ -581,10 +584,32 @@ static int read_sys_array(struct btrfs_fs_info *fs_info)
 	return 0;
 }
 
+/*
+ * The opened device a device item describes: its devid, and for a seed
+ * device (several may share a devid, found by a scan) also its uuid and
+ * fsid.
+ */
+static struct btrfs_device *item_device(struct btrfs_fs_info *fs_info,
+					const struct btrfs_dev_item *di)
+{
+	int i;
+
+	for (i = 0; i < fs_info->num_devices; i++) {
+		struct btrfs_device *dev = &fs_info->devices[i];
+
+		if (dev->devid != btrfs_device_id(di))
+			continue;
+		if (!dev->seed || (!memcmp(dev->super_uuid, di->uuid, BTRFS_UUID_SIZE) &&
+				   !memcmp(dev->fsid, di->fsid, BTRFS_FSID_SIZE)))
+			return dev;
+	}
+	return NULL;
+}
+
 static void load_device_item(struct btrfs_fs_info *fs_info,
 			     const struct btrfs_dev_item *di)
 {
-	struct btrfs_device *dev = btrfs_find_device(fs_info, btrfs_device_id(di));
+	struct btrfs_device *dev = item_device(fs_info, di);
 
 	if (!dev) {
 		if (fs_info->num_devices >= GHEE_MAX_DEVICES)
@@ -642,8 +667,8 @@ static void relink_stripe_devices(struct btrfs_fs_info *fs_info)
 
 /*
  * A seed device is ours when a device item names it: same devid, fsid and
- * uuid.  Any other (a seed of another filesystem a scan turned up) is
- * closed and forgotten, before stripes link to devices.
+ * uuid (item_device()).  Any other (a seed of another filesystem a scan
+ * turned up) is closed and forgotten, before stripes link to devices.
  */
 static void drop_foreign_seeds(struct btrfs_fs_info *fs_info)
 {
@@ -652,9 +677,7 @@ static void drop_foreign_seeds(struct btrfs_fs_info *fs_info)
 	while (i < fs_info->num_devices) {
 		struct btrfs_device *dev = &fs_info->devices[i];
 
-		if (!dev->seed || (dev->has_item &&
-				   !memcmp(dev->item_fsid, dev->fsid, BTRFS_FSID_SIZE) &&
-				   !memcmp(dev->uuid, dev->super_uuid, BTRFS_UUID_SIZE))) {
+		if (!dev->seed || dev->has_item) {
 			i++;
 			continue;
 		}

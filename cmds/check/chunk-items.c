@@ -107,17 +107,37 @@ static void check_sys_array(struct check_ctx *ctx)
 static void check_dev_item(struct check_ctx *ctx, const struct btrfs_dev_item *di)
 {
 	struct btrfs_device *dev = btrfs_find_device(ctx->fs_info, btrfs_device_id(di));
+	const char *path;
+	const u8 *fsid;
 	char have[40], want[40], detail[200];
 
-	if (!dev || dev->fd < 0 || !memcmp(di->uuid, dev->super_uuid, BTRFS_UUID_SIZE))
-		return;
-	btrfs_format_uuid(di->uuid, have);
-	btrfs_format_uuid(dev->super_uuid, want);
-	snprintf(detail, sizeof(detail),
-		 "the device item's uuid %s differs from %s in the superblock of %s",
-		 have, want, dev->path ? dev->path : "the device");
-	check_problem(ctx, PR_DEV_ITEM_UUID, &(struct problem_ctx){
-		.devid = dev->devid, .detail = detail });
+	if (!dev || dev->fd < 0)
+		return;		/* nothing to compare with */
+	path = dev->path ? dev->path : "the device";
+	if (memcmp(di->uuid, dev->super_uuid, BTRFS_UUID_SIZE)) {
+		btrfs_format_uuid(di->uuid, have);
+		btrfs_format_uuid(dev->super_uuid, want);
+		snprintf(detail, sizeof(detail),
+			 "the device item's uuid %s differs from %s in the superblock of %s",
+			 have, want, path);
+		check_problem(ctx, PR_DEV_ITEM_SUPER_MISMATCH, &(struct problem_ctx){
+			.devid = dev->devid, .detail = detail });
+	}
+	/*
+	 * The item carries the metadata uuid of the filesystem the device
+	 * belongs to (a seed's own); another one names a seed device, which
+	 * the kernel would look for.
+	 */
+	fsid = dev->seed ? dev->fsid : ctx->fs_info->metadata_uuid;
+	if (memcmp(di->fsid, fsid, BTRFS_FSID_SIZE)) {
+		btrfs_format_uuid(di->fsid, have);
+		btrfs_format_uuid(fsid, want);
+		snprintf(detail, sizeof(detail),
+			 "the device item's fsid %s differs from %s in the superblock of %s",
+			 have, want, path);
+		check_problem(ctx, PR_DEV_ITEM_SUPER_MISMATCH, &(struct problem_ctx){
+			.devid = dev->devid, .detail = detail });
+	}
 }
 
 void check_chunk_items(struct check_ctx *ctx)

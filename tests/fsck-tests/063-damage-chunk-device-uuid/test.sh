@@ -3,7 +3,7 @@
 #
 # One flipped byte (checksums recomputed) in what ties chunks to devices:
 # a stripe's dev_uuid in the superblock's sys_chunk_array and in the chunk
-# tree, the device item's uuid, and a chunk's sector_size.  The kernel finds
+# tree, the device item's uuid and fsid, and a chunk's sector_size.  The kernel finds
 # devices by devid and uuid and validates sector_size, so it refuses each;
 # btrfs check 6.2 and 6.19 report each; ghee must report exactly the damage.
 
@@ -64,10 +64,19 @@ echo "ok stripe dev_uuid in the chunk tree"
 # the device item's uuid (at 66 of struct btrfs_dev_item)
 cp "$base" "$img"
 flip_item 3 1 216 1 66
-echo "ERROR: [DEV_ITEM_UUID] device 1: the device item's uuid $flipped differs from $uuid in the superblock of $img" > "$TEST_TMP/expected"
+echo "ERROR: [DEV_ITEM_SUPER_MISMATCH] device 1: the device item's uuid $flipped differs from $uuid in the superblock of $img" > "$TEST_TMP/expected"
 expect_ghee $CHECK_ERRORS "$TEST_TMP/expected" "$img"
 expect_progs errors errors "$img"
 echo "ok device item uuid"
+
+# the device item's fsid (at 82): it would name a seed device
+cp "$base" "$img"
+flip_item 3 1 216 1 82
+fsid=$(btrfs inspect-internal dump-super "$base" | sed -n 's/^fsid[[:space:]]*//p')
+echo "ERROR: [DEV_ITEM_SUPER_MISMATCH] device 1: the device item's fsid $(printf '%02x' $((0x${fsid:0:2} ^ 1)))${fsid:2} differs from $fsid in the superblock of $img" > "$TEST_TMP/expected"
+expect_ghee $CHECK_ERRORS "$TEST_TMP/expected" "$img"
+expect_progs errors errors "$img"
+echo "ok device item fsid"
 
 # the data chunk's sector_size (at 40 of struct btrfs_chunk) 4096 -> 4097
 cp "$base" "$img"

@@ -43,7 +43,13 @@ expect_ghee $CHECK_CLEAN "$TEST_TMP/none" "$seed"
 expect_progs clean clean "$seed"
 echo "ok seed alone"
 
-# the seed attached read-only: the scan finds it, for ghee and btrfs check
+# the seed attached read-only: the scan finds it, for ghee and btrfs check,
+# beside a seed device of another filesystem with the same devid
+other=$TEST_TMP/other-seed.img
+kernel_mkfs "$other" 200M
+btrfstune -S 1 "$other" || fail "btrfstune -S 1 failed"
+losetup --find -r "$other" || fail "losetup failed"
+at_exit "detach_file '$other'"
 losetup --find -r "$seed" || fail "losetup failed"
 at_exit "detach_file '$seed'"
 expect_ghee $CHECK_CLEAN "$TEST_TMP/none" "$sprout"
@@ -57,5 +63,6 @@ rc=$?
 grep -q '^ERROR: \[TREE_BLOCK_UNREADABLE\] .*No such device' "$TEST_TMP/out" ||
 	{ cat "$TEST_TMP/out" >&2; fail "without the seed: no unreadable tree block"; }
 detach_file "$seed"
+detach_file "$other"
 expect_progs errors errors "$sprout"
 echo "ok sprout without its seed: error"
