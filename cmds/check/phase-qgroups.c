@@ -34,8 +34,13 @@
 #define QG_MAX_ROOTS_PER_EXTENT	64
 /* a data extent, then one tree block per level up to a root */
 #define QG_MAX_DEPTH		(BTRFS_MAX_LEVEL + 2)
-/* resolved tree blocks kept; past that the table starts over (only slower) */
+/*
+ * Resolved tree blocks kept, and distinct subvolume sets among them (each
+ * is 520 bytes); past either the table starts over (only slower): at most
+ * ~24 MiB for blocks and ~34 MiB for sets.
+ */
 #define QG_MEMO_MAX		(1U << 20)
+#define QG_SETS_MAX		(1U << 16)
 /* subvolume roots kept open for the searches */
 #define QG_MAX_OPEN_ROOTS	1024
 
@@ -371,7 +376,7 @@ static void memo_add(struct qgroup_state *st, u64 bytenr, const struct root_set 
 {
 	long idx;
 
-	if (st->memo_nr >= QG_MEMO_MAX)
+	if (st->memo_nr >= QG_MEMO_MAX || st->sets_nr >= QG_SETS_MAX)
 		memo_reset(st);
 	if (ARRAY_RESERVE(st->memo, st->memo_alloc, st->memo_nr + 1, 64))
 		return;		/* only slower */
