@@ -71,7 +71,7 @@ static void report_other_fsid(struct check_ctx *ctx, const struct btrfs_super_bl
 			      int mirror, u64 bytenr)
 {
 	const struct btrfs_super_block *primary = &ctx->fs_info->super_copy;
-	char detail[160];
+	char detail[256];
 
 	if (memcmp(metadata_fsid(sb), metadata_fsid(primary), BTRFS_FSID_SIZE)) {
 		check_problem(ctx, PR_SUPER_MIRROR_BAD, &(struct problem_ctx){
@@ -80,7 +80,7 @@ static void report_other_fsid(struct check_ctx *ctx, const struct btrfs_super_bl
 		return;
 	}
 	snprintf(detail, sizeof(detail),
-		 "still has the fsid from before an fsid change (generation %llu, primary %llu); the kernel reads only the primary; rewrite with ghee check --repair",
+		 "another fsid than the primary's but the same metadata uuid: an fsid change (btrfstune -m/-M) did not reach every mirror (generation %llu, primary %llu); the kernel reads only the primary; rewrite with ghee check --repair",
 		 (unsigned long long)btrfs_super_generation(sb),
 		 (unsigned long long)btrfs_super_generation(primary));
 	check_warning(ctx, PR_SUPER_MIRROR_OLD_FSID, &(struct problem_ctx){

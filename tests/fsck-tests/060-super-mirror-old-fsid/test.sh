@@ -35,7 +35,7 @@ for how in "-m" "-M $(python3 -c 'import uuid; print(uuid.uuid4())')"; do
 	build $how
 	gen=$(btrfs inspect-internal dump-super "$img" | sed -n 's/^generation[[:space:]]*//p')
 	old=$(btrfs inspect-internal dump-super -s 1 "$img" | sed -n 's/^generation[[:space:]]*//p')
-	echo "WARNING: [SUPER_MIRROR_OLD_FSID] superblock mirror 1 at $mirror1: still has the fsid from before an fsid change (generation $old, primary $gen); the kernel reads only the primary; rewrite with ghee check --repair" > "$TEST_TMP/expected"
+	echo "WARNING: [SUPER_MIRROR_OLD_FSID] superblock mirror 1 at $mirror1: another fsid than the primary's but the same metadata uuid: an fsid change (btrfstune -m/-M) did not reach every mirror (generation $old, primary $gen); the kernel reads only the primary; rewrite with ghee check --repair" > "$TEST_TMP/expected"
 	expect_ghee $CHECK_CLEAN "$TEST_TMP/expected" "$img"
 	expect_progs clean clean "$img"
 	mount_image "$img" "$TEST_TMP/mnt" ro
