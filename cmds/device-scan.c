@@ -59,6 +59,20 @@ static bool have_devid(const struct device_list *l, u64 devid)
 	return false;
 }
 
+/* a listed device with the same devid and device uuid */
+static bool have_device(const struct device_list *l, const struct btrfs_super_block *want)
+{
+	struct btrfs_super_block sb;
+	int i;
+
+	for (i = 0; i < l->nr_paths; i++)
+		if (read_super(l->paths[i], &sb) &&
+		    btrfs_device_id(&sb.dev_item) == btrfs_device_id(&want->dev_item) &&
+		    !memcmp(sb.dev_item.uuid, want->dev_item.uuid, BTRFS_UUID_SIZE))
+			return true;
+	return false;
+}
+
 static void add_path(struct device_list *l, const char *path)
 {
 	const char **tmp;
@@ -90,10 +104,21 @@ void device_list_scan(struct device_list *l)
 	blkid_dev_set_search(iter, "TYPE", "btrfs");
 	while (!blkid_dev_next(iter, &dev)) {
 		const char *name = blkid_dev_devname(dev);
+		bool seed;
 
-		if (!name || !read_super(name, &sb) ||
-		    memcmp(sb.fsid, first.fsid, BTRFS_FSID_SIZE) ||
-		    have_devid(l, btrfs_device_id(&sb.dev_item)))
+
+		if (!name || !read_super(name, &sb))
+			continue;
+		/*
+		 * Seed devices of a sprouted filesystem have their own fsid;
+		 * the engine keeps only those its device items name, so every
+		 * candidate goes in (seeds of other filesystems may share a
+		 * devid with ours).
+		 */
+		seed = memcmp(sb.fsid, first.fsid, BTRFS_FSID_SIZE);
+		if (seed && !(btrfs_super_flags(&sb) & BTRFS_SUPER_FLAG_SEEDING))
+			continue;
+		if (seed ? have_device(l, &sb) : have_devid(l, btrfs_device_id(&sb.dev_item)))
 			continue;
 		add_path(l, name);
 	}

@@ -3,6 +3,7 @@
  * The devices of a filesystem: those named on the command line, plus (as
  * btrfs-progs does) the other members of a multi-device filesystem found
  * among the system's block devices with libblkid.
+ * Seed devices of a sprouted filesystem are found the same way.
  */
 #ifndef GHEE_DEVICE_SCAN_H
 #define GHEE_DEVICE_SCAN_H

@@ -220,6 +220,19 @@ bool btrfs_tree_block_csum_ok(const struct btrfs_fs_info *fs_info,
 }
 
 /* one copy of a block: header checks, then (optionally) the layout */
+/* blocks written before a filesystem was sprouted carry its seed's fsid */
+static bool is_seed_fsid(const struct btrfs_fs_info *fs_info, const u8 *fsid)
+{
+	int i;
+
+	for (i = 0; i < fs_info->num_devices; i++) {
+		if (fs_info->devices[i].seed &&
+		    !memcmp(fs_info->devices[i].fsid, fsid, BTRFS_FSID_SIZE))
+			return true;
+	}
+	return false;
+}
+
 static int verify_tree_block(struct btrfs_fs_info *fs_info,
 			     struct extent_buffer *eb,
 			     const struct tree_block_check *check,
@@ -255,7 +268,8 @@ static int verify_tree_block(struct btrfs_fs_info *fs_info,
 			 (unsigned long long)btrfs_header_bytenr(h));
 		return -EUCLEAN;
 	}
-	if (memcmp(h->fsid, fs_info->metadata_uuid, BTRFS_FSID_SIZE)) {
+	if (memcmp(h->fsid, fs_info->metadata_uuid, BTRFS_FSID_SIZE) &&
+	    !is_seed_fsid(fs_info, h->fsid)) {
 		snprintf(why, why_len, "bad tree block %llu: fsid does not match the filesystem",
 			 (unsigned long long)eb->start);
 		return -EUCLEAN;
@@ -441,6 +455,7 @@ static int open_one_device(struct btrfs_fs_info *fs_info, const char *path,
 	}
 	dev->devid = btrfs_device_id(&sb->dev_item);
 	memcpy(dev->uuid, sb->dev_item.uuid, BTRFS_UUID_SIZE);
+	memcpy(dev->super_uuid, sb->dev_item.uuid, BTRFS_UUID_SIZE);
 	memcpy(dev->fsid, sb->fsid, BTRFS_FSID_SIZE);
 	dev->total_bytes = btrfs_device_total_bytes(&sb->dev_item);
 	dev->bytes_used = btrfs_device_bytes_used(&sb->dev_item);
@@ -480,6 +495,15 @@ static int open_devices(struct btrfs_fs_info *fs_info,
 		if (ret)
 			return ret;
 		if (i && memcmp(sb.fsid, fs_info->super_copy.fsid, BTRFS_FSID_SIZE)) {
+			/*
+			 * A seed device under a sprouted filesystem has its own
+			 * fsid; the chunk tree's device items name it (checked
+			 * once they are read).
+			 */
+			if (btrfs_super_flags(&sb) & BTRFS_SUPER_FLAG_SEEDING) {
+				fs_info->devices[fs_info->num_devices - 1].seed = true;
+				continue;
+			}
 			btrfs_err(&fs_info->reporter, "%s belongs to another filesystem (fsid differs)",
 				  args->paths[i]);
 			return -EINVAL;
@@ -487,6 +511,9 @@ static int open_devices(struct btrfs_fs_info *fs_info,
 		if (i && btrfs_super_generation(&sb) > btrfs_super_generation(&fs_info->super_copy))
 			fs_info->super_copy = sb;
 		for (j = 0; j < fs_info->num_devices - 1; j++) {
+			/* seeds may share a devid until the device items pick one */
+			if (fs_info->devices[j].seed)
+				continue;
 			if (fs_info->devices[j].devid ==
 			    fs_info->devices[fs_info->num_devices - 1].devid) {
 				btrfs_err(&fs_info->reporter, "%s: devid %llu given twice",
@@ -564,10 +591,32 @@ static int read_sys_array(struct btrfs_fs_info *fs_info)
 	return 0;
 }
 
+/*
+ * The opened device a device item describes: its devid, and for a seed
+ * device (several may share a devid, found by a scan) also its uuid and
+ * fsid.
+ */
+static struct btrfs_device *item_device(struct btrfs_fs_info *fs_info,
+					const struct btrfs_dev_item *di)
+{
+	int i;
+
+	for (i = 0; i < fs_info->num_devices; i++) {
+		struct btrfs_device *dev = &fs_info->devices[i];
+
+		if (dev->devid != btrfs_device_id(di))
+			continue;
+		if (!dev->seed || (!memcmp(dev->super_uuid, di->uuid, BTRFS_UUID_SIZE) &&
+				   !memcmp(dev->fsid, di->fsid, BTRFS_FSID_SIZE)))
+			return dev;
+	}
+	return NULL;
+}
+
 static void load_device_item(struct btrfs_fs_info *fs_info,
 			     const struct btrfs_dev_item *di)
 {
-	struct btrfs_device *dev = btrfs_find_device(fs_info, btrfs_device_id(di));
+	struct btrfs_device *dev = item_device(fs_info, di);
 
 	if (!dev) {
 		if (fs_info->num_devices >= GHEE_MAX_DEVICES)
@@ -579,6 +628,8 @@ static void load_device_item(struct btrfs_fs_info *fs_info,
 		dev->devid = btrfs_device_id(di);
 	}
 	memcpy(dev->uuid, di->uuid, BTRFS_UUID_SIZE);
+	memcpy(dev->item_fsid, di->fsid, BTRFS_FSID_SIZE);
+	dev->has_item = true;
 	dev->total_bytes = btrfs_device_total_bytes(di);
 	dev->bytes_used = btrfs_device_bytes_used(di);
 }
@@ -618,6 +669,30 @@ static void relink_stripe_devices(struct btrfs_fs_info *fs_info)
 		for (s = 0; s < ml->num_stripes; s++)
 			ml->stripes[s].dev = btrfs_find_device(fs_info,
 							       ml->stripes[s].devid);
+	}
+}
+
+/*
+ * A seed device is ours when a device item names it: same devid, fsid and
+ * uuid (item_device()).  Any other (a seed of another filesystem a scan
+ * turned up) is closed and forgotten, before stripes link to devices.
+ */
+static void drop_foreign_seeds(struct btrfs_fs_info *fs_info)
+{
+	int i = 0;
+
+	while (i < fs_info->num_devices) {
+		struct btrfs_device *dev = &fs_info->devices[i];
+
+		if (!dev->seed || dev->has_item) {
+			i++;
+			continue;
+		}
+		if (dev->fd >= 0)
+			close(dev->fd);
+		free(dev->path);
+		memmove(dev, dev + 1, (fs_info->num_devices - i - 1) * sizeof(*dev));
+		fs_info->num_devices--;
 	}
 }
 
@@ -664,6 +739,7 @@ static int read_chunk_tree(struct btrfs_fs_info *fs_info, u64 bytenr)
 	}
 out:
 	btrfs_release_path(&path);
+	drop_foreign_seeds(fs_info);
 	relink_stripe_devices(fs_info);
 	if (ret < 0)
 		return ret;

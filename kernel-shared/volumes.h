@@ -17,11 +17,15 @@ struct btrfs_device {
 	int fd;			/* -1 when missing */
 	char *path;
 	u8 uuid[BTRFS_UUID_SIZE];
+	u8 super_uuid[BTRFS_UUID_SIZE];	/* dev_item.uuid of its own superblock */
 	u8 fsid[BTRFS_FSID_SIZE];
 	u64 size;		/* bytes the file or block device really holds */
 	u64 total_bytes;	/* from the device item */
 	u64 bytes_used;
 	bool writable;
+	bool has_item;		/* the chunk tree has its device item */
+	u8 item_fsid[BTRFS_FSID_SIZE];	/* the fsid its device item names */
+	bool seed;		/* opened with another fsid, as a seed device */
 };
 
 struct map_stripe {

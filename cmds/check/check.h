@@ -84,6 +84,7 @@ struct check_ctx {
 	const struct check_phase *phase;	/* the phase running now */
 	int phase_index;
 	u64 problems_total;
+	u64 warnings_total;	/* check_warning(): not errors */
 	u64 problems_by_phase[16];
 	u64 problems_by_code[PR_COUNT];
 	struct check_progress progress;
@@ -106,6 +107,8 @@ extern const int check_nr_phases;
 /* phase entry points: one file each */
 int check_phase_super(struct check_ctx *ctx);
 int check_phase_chunks(struct check_ctx *ctx);
+/* phase 2's checks of the chunk and device items where they are stored */
+void check_chunk_items(struct check_ctx *ctx);
 int check_phase_tree_blocks(struct check_ctx *ctx);
 int check_phase_roots(struct check_ctx *ctx);
 int check_phase_extents(struct check_ctx *ctx);
@@ -116,6 +119,9 @@ int check_phase_qgroups_log(struct check_ctx *ctx);
 
 /* record one finding */
 void check_problem(struct check_ctx *ctx, enum problem_code code,
+		   const struct problem_ctx *pctx);
+/* record a warning: printed like a finding, not counted as an error */
+void check_warning(struct check_ctx *ctx, enum problem_code code,
 		   const struct problem_ctx *pctx);
 /*
  * Findings held back to be reported later, in their phase: phase 3 checks

@@ -5,8 +5,10 @@
  * EXTENT_DATA items come in file offset order after the inode's other
  * items, so one running end offset is enough:
  *  - extents do not overlap;
- *  - an inline extent is the file's only extent (phase 3 checked it sits
- *    at offset 0);
+ *  - an inline extent comes first (phase 3 checked it sits at offset 0);
+ *    other extents may follow it from the end of its sector on, as the
+ *    kernel's tree checker allows: the kernel writes that when a range is
+ *    cloned or preallocated behind a small file's inline data;
  *  - a regular or prealloc extent with data reads inside its disk extent:
  *    offset + num_bytes <= ram_bytes and disk_num_bytes when uncompressed
  *    (the two are equal then); prealloc extents have disk space;
@@ -136,12 +138,9 @@ void fs_file_extent(struct fs_tree *t, const struct extent_buffer *leaf, int slo
 	if (!in->has_item)
 		return;		/* reported as a missing inode item */
 	check_generation(t, key, fi);
-	if (in->has_inline)
-		report_extent(t, key, "follows an inline extent, which must be the only one");
-	else if (in->nr_extents && btrfs_file_extent_type(fi) == BTRFS_FILE_EXTENT_INLINE)
+	if (in->nr_extents && btrfs_file_extent_type(fi) == BTRFS_FILE_EXTENT_INLINE)
 		report_extent(t, key, "inline extent after other extents");
 	if (btrfs_file_extent_type(fi) == BTRFS_FILE_EXTENT_INLINE) {
-		in->has_inline = true;
 		in->found_nbytes += btrfs_file_extent_ram_bytes(fi);
 		len = round_up_sector(t, btrfs_file_extent_ram_bytes(fi));
 	} else {

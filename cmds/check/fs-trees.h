@@ -79,7 +79,6 @@ struct fs_inode {
 	u64 found_nbytes;
 	u64 extent_end;		/* end of the furthest extent so far */
 	u64 nr_extents;
-	bool has_inline;
 };
 
 struct fs_tree {

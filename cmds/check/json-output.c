@@ -118,6 +118,18 @@ void check_json_problem(struct check_json *j, const struct check_ctx *ctx,
 	json_object_end(&j->w);
 }
 
+void check_json_warning(struct check_json *j, enum problem_code code,
+			const struct problem_ctx *pctx, const char *message)
+{
+	json_object_begin(&j->w);
+	json_kv_string(&j->w, "type", "warning");
+	json_kv_string(&j->w, "code", problem_code_name(code));
+	json_kv_bool(&j->w, "repairable", problem_repairable(code));
+	json_kv_string(&j->w, "message", message);
+	emit_object(&j->w, code, pctx);
+	json_object_end(&j->w);
+}
+
 void check_json_note(struct check_json *j, const char *message)
 {
 	json_object_begin(&j->w);
@@ -141,6 +153,7 @@ void check_json_finish(struct check_json *j, const struct check_ctx *ctx,
 	json_array_end(&j->w);
 	json_kv_object_begin(&j->w, "totals");
 	json_kv_u64(&j->w, "problems", ctx->problems_total);
+	json_kv_u64(&j->w, "warnings", ctx->warnings_total);
 	json_kv_object_begin(&j->w, "by_code");
 	for (code = 0; code < PR_COUNT; code++) {
 		if (ctx->problems_by_code[code])

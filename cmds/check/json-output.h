@@ -17,6 +17,8 @@ void check_json_phase_begin(struct check_json *j, int index, int total,
 void check_json_problem(struct check_json *j, const struct check_ctx *ctx,
 			enum problem_code code, const struct problem_ctx *pctx,
 			const char *message);
+void check_json_warning(struct check_json *j, enum problem_code code,
+			const struct problem_ctx *pctx, const char *message);
 void check_json_note(struct check_json *j, const char *message);
 void check_json_phase_end(struct check_json *j, u64 problems);
 /* totals, result and exit code; frees @j */

@@ -12,6 +12,7 @@
 #include "check.h"
 #include "iter.h"
 #include "log-tree.h"
+#include "ranges.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/ctree.h"
 
@@ -118,42 +119,36 @@ static void check_logged_extent(struct check_ctx *ctx, struct btrfs_root *log,
 	check_problem(ctx, PR_LOG_TREE_INVALID, &(struct problem_ctx){ .detail = detail });
 }
 
-static void check_one_log(struct check_ctx *ctx, u64 subvol, u64 bytenr, u64 gen,
-			  u8 level)
+/* what to do with each subvolume's log */
+typedef void (*log_visit_fn)(struct check_ctx *ctx, u64 subvol, struct btrfs_root *log,
+			     void *arg);
+
+/* read one subvolume's log and hand it to @fn; @report: say when it is unreadable */
+static void visit_one_log(struct check_ctx *ctx, u64 subvol, u64 bytenr, u64 gen,
+			  u8 level, bool report, log_visit_fn fn, void *arg)
 {
 	struct tree_block_check tbc = { .transid = gen, .level = level };
 	struct btrfs_root log = { .fs_info = ctx->fs_info };
-	struct btrfs_key key = { 0, 0, 0 };
-	struct btrfs_path path;
 	char detail[700];
 	int ret;
 
 	log.root_key.objectid = BTRFS_TREE_LOG_OBJECTID;
 	log.node = read_tree_block(ctx->fs_info, bytenr, &tbc, &ret);
 	if (!log.node) {
+		if (!report)
+			return;
 		snprintf(detail, sizeof(detail), "log of subvolume %llu at %llu cannot be read: %s",
 			 (unsigned long long)subvol, (unsigned long long)bytenr,
 			 ctx->shared->last_engine_msg);
 		check_problem(ctx, PR_LOG_TREE_INVALID, &(struct problem_ctx){ .detail = detail });
 		return;
 	}
-	btrfs_init_path(&path);
-	ret = check_iter_start(&log, &key, &path);
-	while (ret == 0) {
-		btrfs_path_key(&path, &key);
-		if (key.type == BTRFS_EXTENT_DATA_KEY) {
-			struct extent_buffer *leaf = extent_buffer_get(path.nodes[0]);
-
-			check_logged_extent(ctx, &log, subvol, leaf, path.slots[0], &key);
-			free_extent_buffer(leaf);
-		}
-		ret = check_iter_next(&log, &path);
-	}
-	btrfs_release_path(&path);
+	fn(ctx, subvol, &log, arg);
 	btrfs_release_root(&log);
 }
 
-int check_log_tree(struct check_ctx *ctx)
+/* every subvolume log the superblock's log root tree names */
+static void visit_logs(struct check_ctx *ctx, bool report, log_visit_fn fn, void *arg)
 {
 	const struct btrfs_super_block *sb = &ctx->fs_info->super_copy;
 	struct tree_block_check tbc = { .level = btrfs_super_log_root_level(sb) };
@@ -163,14 +158,15 @@ int check_log_tree(struct check_ctx *ctx)
 	int ret;
 
 	if (!btrfs_super_log_root(sb))
-		return 0;
+		return;
 	tbc.transid = btrfs_super_generation(sb) + 1;
 	log_root.root_key.objectid = BTRFS_TREE_LOG_OBJECTID;
 	log_root.node = read_tree_block(ctx->fs_info, btrfs_super_log_root(sb), &tbc, &ret);
 	if (!log_root.node) {
-		check_problem(ctx, PR_LOG_TREE_INVALID, &(struct problem_ctx){
-			.detail = ctx->shared->last_engine_msg });
-		return 0;
+		if (report)
+			check_problem(ctx, PR_LOG_TREE_INVALID, &(struct problem_ctx){
+				.detail = ctx->shared->last_engine_msg });
+		return;
 	}
 	btrfs_init_path(&path);
 	ret = check_iter_start(&log_root, &key, &path);
@@ -182,12 +178,96 @@ int check_log_tree(struct check_ctx *ctx)
 			const struct btrfs_root_item *ri = btrfs_item_ptr(path.nodes[0],
 						path.slots[0], struct btrfs_root_item);
 
-			check_one_log(ctx, key.offset, btrfs_root_bytenr(ri),
-				      btrfs_root_generation(ri), btrfs_root_level(ri));
+			visit_one_log(ctx, key.offset, btrfs_root_bytenr(ri),
+				      btrfs_root_generation(ri), btrfs_root_level(ri),
+				      report, fn, arg);
 		}
 		ret = check_iter_next(&log_root, &path);
 	}
 	btrfs_release_path(&path);
 	btrfs_release_root(&log_root);
+}
+
+/* each EXTENT_DATA item of a log, with its leaf held */
+static void for_each_logged_extent(struct btrfs_root *log,
+				   void (*fn)(struct extent_buffer *leaf, int slot,
+					      const struct btrfs_key *key, void *arg),
+				   void *arg)
+{
+	struct btrfs_key key = { 0, 0, 0 };
+	struct btrfs_path path;
+	int ret;
+
+	btrfs_init_path(&path);
+	ret = check_iter_start(log, &key, &path);
+	while (ret == 0) {
+		btrfs_path_key(&path, &key);
+		if (key.type == BTRFS_EXTENT_DATA_KEY) {
+			struct extent_buffer *leaf = extent_buffer_get(path.nodes[0]);
+
+			fn(leaf, path.slots[0], &key, arg);
+			free_extent_buffer(leaf);
+		}
+		ret = check_iter_next(log, &path);
+	}
+	btrfs_release_path(&path);
+}
+
+struct logged_check {
+	struct check_ctx *ctx;
+	struct btrfs_root *log;
+	u64 subvol;
+};
+
+static void check_logged_item(struct extent_buffer *leaf, int slot,
+			      const struct btrfs_key *key, void *arg)
+{
+	struct logged_check *lc = arg;
+
+	check_logged_extent(lc->ctx, lc->log, lc->subvol, leaf, slot, key);
+}
+
+static void check_one_log(struct check_ctx *ctx, u64 subvol, struct btrfs_root *log,
+			  void *arg)
+{
+	struct logged_check lc = { ctx, log, subvol };
+
+	(void)arg;
+	for_each_logged_extent(log, check_logged_item, &lc);
+}
+
+int check_log_tree(struct check_ctx *ctx)
+{
+	visit_logs(ctx, true, check_one_log, NULL);
 	return 0;
+}
+
+static void add_logged_item(struct extent_buffer *leaf, int slot,
+			    const struct btrfs_key *key, void *arg)
+{
+	const struct btrfs_file_extent_item *fi;
+	u8 type;
+
+	(void)key;
+	if (btrfs_item_size(leaf, slot) < sizeof(*fi))
+		return;
+	fi = btrfs_item_ptr(leaf, slot, struct btrfs_file_extent_item);
+	type = btrfs_file_extent_type(fi);
+	if ((type == BTRFS_FILE_EXTENT_REG || type == BTRFS_FILE_EXTENT_PREALLOC) &&
+	    btrfs_file_extent_disk_bytenr(fi) && btrfs_file_extent_disk_num_bytes(fi))
+		range_list_add(arg, btrfs_file_extent_disk_bytenr(fi),
+			       btrfs_file_extent_disk_num_bytes(fi));
+}
+
+static void add_one_log(struct check_ctx *ctx, u64 subvol, struct btrfs_root *log,
+			void *arg)
+{
+	(void)ctx;
+	(void)subvol;
+	for_each_logged_extent(log, add_logged_item, arg);
+}
+
+void log_tree_data_extents(struct check_ctx *ctx, struct range_list *extents)
+{
+	visit_logs(ctx, false, add_one_log, extents);
 }

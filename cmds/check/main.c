@@ -284,6 +284,10 @@ static int summarize(struct check_ctx *ctx)
 			ctx->problems_total == 1 ? "" : "s");
 	else
 		fprintf(ctx->out, "no error found\n");
+	if (ctx->warnings_total)
+		fprintf(ctx->out, "%llu warning%s\n",
+			(unsigned long long)ctx->warnings_total,
+			ctx->warnings_total == 1 ? "" : "s");
 	return code;
 }
 

@@ -286,6 +286,7 @@ int check_phase_chunks(struct check_ctx *ctx)
 	if (!refs)
 		return -ENOMEM;
 	check_chunks(ctx);
+	check_chunk_items(ctx);
 	ret = walk_dev_extents(ctx, refs, nr, usage, fs->num_devices);
 	if (!ret) {
 		report_unmatched_stripes(ctx, refs, nr);

@@ -6,7 +6,8 @@
  * items that overlap, and builds the list of covered byte ranges (merged,
  * so it stays small: contiguous checksums collapse into one run).  One
  * pass over the extent tree builds the merged data extent ranges.  Then:
- *  - covered bytes outside every data extent are orphan checksums;
+ *  - covered bytes outside every data extent (those the extent tree has,
+ *    and those a log tree's file extents point to) are orphan checksums;
  *  - every range phase 7 said an inode with data checksums reads must be
  *    covered.
  * With --check-data-csum the data itself is read and verified by worker
@@ -20,6 +21,7 @@
 #include "iter.h"
 #include "ranges.h"
 #include "data-csum.h"
+#include "log-tree.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/ctree.h"
 #include "array.h"
@@ -170,6 +172,8 @@ int check_phase_csums(struct check_ctx *ctx)
 		ret = collect_data_extents(ctx, &extents);
 	if (ret)
 		goto out;
+	/* checksums of extents only a log refers to are not orphans */
+	log_tree_data_extents(ctx, &extents);
 	report_orphan_csums(ctx, &covered, &extents);
 	report_missing_csums(ctx, &covered);
 	if (ctx->opts->check_data_csum)

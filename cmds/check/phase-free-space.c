@@ -194,9 +194,28 @@ static bool fst_run(struct fst_iter *it, u64 *start, u64 *end)
 	return true;
 }
 
-static void report_orphan(struct check_ctx *ctx, const struct btrfs_key *key)
+static void report_orphan(struct check_ctx *ctx, const struct btrfs_key *key,
+			  const char *detail)
 {
-	check_problem(ctx, PR_FREE_SPACE_ORPHAN, &(struct problem_ctx){ .key = *key });
+	check_problem(ctx, PR_FREE_SPACE_ORPHAN, &(struct problem_ctx){
+		.key = *key, .detail = detail });
+}
+
+/*
+ * mkfs.btrfs before 6.16 built the filesystem in temporary chunks below
+ * the first real one and left their free space info behind: an info item
+ * for a range that ends before the first block group starts (and not in
+ * the first MiB, which no chunk uses).
+ */
+static bool is_mkfs_leftover(const struct fst_iter *it, u64 limit)
+{
+	const struct btrfs_key *key = &it->key;
+
+	return !it->bg_end && limit != (u64)-1 &&
+	       key->type == BTRFS_FREE_SPACE_INFO_KEY &&
+	       key->objectid >= 1024 * 1024 && key->offset &&
+	       key->objectid + key->offset <= limit &&
+	       key->objectid + key->offset > key->objectid;
 }
 
 /*
@@ -209,10 +228,12 @@ static void skip_orphans(struct fst_iter *it, u64 limit)
 
 	while (fst_peek(it) && it->key.objectid < limit) {
 		if (it->key.type == BTRFS_FREE_SPACE_INFO_KEY) {
-			report_orphan(it->ctx, &it->key);
+			report_orphan(it->ctx, &it->key, is_mkfs_leftover(it, limit) ?
+				      "; left by mkfs.btrfs before 6.16 for its temporary chunks, harmless to the kernel; remove with ghee check --repair" :
+				      "; remove with ghee check --repair");
 			orphan_end = it->key.objectid + it->key.offset;
 		} else if (it->key.objectid >= orphan_end) {
-			report_orphan(it->ctx, &it->key);
+			report_orphan(it->ctx, &it->key, "; remove with ghee check --repair");
 		}
 		fst_consume(it);
 	}
@@ -367,7 +388,7 @@ static int check_free_space_tree(struct check_ctx *ctx)
 	}
 	skip_orphans(it, (u64)-1);
 	if (fst_peek(it))	/* objectid (u64)-1 itself */
-		report_orphan(ctx, &it->key);
+		report_orphan(ctx, &it->key, "; remove with ghee check --repair");
 	progress_end(&ctx->progress);
 	free_space_ext_release(&ext);
 	btrfs_release_path(&it->path);

@@ -52,6 +52,41 @@ static void capture_report(void *data, enum btrfs_report_level level, const char
 		snprintf(c->msg, sizeof(c->msg), "%s", msg);
 }
 
+/* the uuid tree blocks carry: metadata_uuid when the flag says so */
+static const u8 *metadata_fsid(const struct btrfs_super_block *sb)
+{
+	if (btrfs_super_incompat_flags(sb) & BTRFS_FEATURE_INCOMPAT_METADATA_UUID)
+		return sb->metadata_uuid;
+	return sb->fsid;
+}
+
+/*
+ * A mirror with another fsid but the primary's metadata uuid is the same
+ * filesystem before an fsid change (btrfstune -m/-M) that did not rewrite
+ * every mirror: the kernel reads only the primary and btrfs check accepts
+ * it, so it is a warning.  Any other fsid is a mirror of a different
+ * filesystem.
+ */
+static void report_other_fsid(struct check_ctx *ctx, const struct btrfs_super_block *sb,
+			      int mirror, u64 bytenr)
+{
+	const struct btrfs_super_block *primary = &ctx->fs_info->super_copy;
+	char detail[256];
+
+	if (memcmp(metadata_fsid(sb), metadata_fsid(primary), BTRFS_FSID_SIZE)) {
+		check_problem(ctx, PR_SUPER_MIRROR_BAD, &(struct problem_ctx){
+			.mirror = mirror, .bytenr = bytenr,
+			.detail = "fsid differs from the primary superblock" });
+		return;
+	}
+	snprintf(detail, sizeof(detail),
+		 "another fsid than the primary's but the same metadata uuid: an fsid change (btrfstune -m/-M) did not reach every mirror (generation %llu, primary %llu); the kernel reads only the primary; rewrite with ghee check --repair",
+		 (unsigned long long)btrfs_super_generation(sb),
+		 (unsigned long long)btrfs_super_generation(primary));
+	check_warning(ctx, PR_SUPER_MIRROR_OLD_FSID, &(struct problem_ctx){
+		.mirror = mirror, .bytenr = bytenr, .detail = detail });
+}
+
 static void check_mirror(struct check_ctx *ctx, struct btrfs_device *dev, int mirror)
 {
 	const struct btrfs_super_block *primary = &ctx->fs_info->super_copy;
@@ -80,10 +115,16 @@ static void check_mirror(struct check_ctx *ctx, struct btrfs_device *dev, int mi
 			.mirror = mirror, .bytenr = bytenr, .detail = cap.msg });
 		return;
 	}
+	if (dev->seed) {
+		/* a seed device's mirrors are those of the seed filesystem */
+		if (memcmp(sb.fsid, dev->fsid, BTRFS_FSID_SIZE))
+			check_problem(ctx, PR_SUPER_MIRROR_BAD, &(struct problem_ctx){
+				.mirror = mirror, .bytenr = bytenr,
+				.detail = "fsid differs from the seed device's primary superblock" });
+		return;
+	}
 	if (memcmp(sb.fsid, primary->fsid, BTRFS_FSID_SIZE)) {
-		check_problem(ctx, PR_SUPER_MIRROR_BAD, &(struct problem_ctx){
-			.mirror = mirror, .bytenr = bytenr,
-			.detail = "fsid differs from the primary superblock" });
+		report_other_fsid(ctx, &sb, mirror, bytenr);
 		return;
 	}
 	if (btrfs_super_generation(&sb) != btrfs_super_generation(primary))

@@ -144,6 +144,27 @@ void check_problem(struct check_ctx *ctx, enum problem_code code,
 	fprintf(ctx->out, "ERROR: [%s] %s\n", problem_code_name(code), msg);
 }
 
+/*
+ * A warning: a state the kernel and btrfs check accept but a user should
+ * know about.  Printed and emitted like a finding, never counted as an
+ * error (the exit status stays clean).
+ */
+void check_warning(struct check_ctx *ctx, enum problem_code code,
+		   const struct problem_ctx *pctx)
+{
+	char msg[1024];
+
+	ctx->warnings_total++;
+	problem_format(code, pctx, msg, sizeof(msg));
+	if (ctx->json) {
+		check_json_warning(ctx->json, code, pctx, msg);
+		return;
+	}
+	if (ctx->progress.active)
+		fprintf(stderr, "\r\033[K");
+	fprintf(ctx->out, "WARNING: [%s] %s\n", problem_code_name(code), msg);
+}
+
 struct queued_problem {
 	enum problem_code code;
 	struct problem_ctx pctx;	/* name and detail point to copies */

@@ -27,6 +27,11 @@ header checksum, so the damage reaches the checks behind the checksum.
         (every copy)
   btrfs-edit.py IMG leaf-of TREE OBJECTID TYPE [OFFSET]
         print the logical address of the leaf holding that item
+  btrfs-edit.py IMG get-super FIELD_OFF WIDTH
+        print the little-endian value at FIELD_OFF of the primary superblock
+  btrfs-edit.py IMG set-super FIELD_OFF WIDTH VALUE
+        write it into every superblock copy the image holds, each with a
+        fresh checksum (FIELD_OFF 811 is the start of sys_chunk_array)
 
 TREE is a tree id (1 root, 2 extent, 5 fs, 10 free space, ...).  Exit 0 on
 success, 1 when the item is not found or the image is not supported.
@@ -214,6 +219,27 @@ def main(argv):
         ka, kb = bytes(data[a:a + 17]), bytes(data[b:b + 17])
         data[a:a + 17], data[b:b + 17] = kb, ka
         img.write_block(blk, data)
+    elif cmd in ('get-super', 'set-super'):
+        foff, width = args[:2]
+        fmt = {1: '<B', 2: '<H', 4: '<I', 8: '<Q'}[width]
+        if foff < 32 or foff + width > 4096:
+            raise SystemExit('field outside the checksummed superblock')
+        if cmd == 'get-super':
+            print(struct.unpack_from(fmt, img.sb, foff)[0])
+            return 0
+        size = os.fstat(img.f.fileno()).st_size
+        for where in (SUPER_OFF, 64 << 20, 256 << 30):
+            if where + 4096 > size:
+                break
+            img.f.seek(where)
+            sb = bytearray(img.f.read(4096))
+            if sb[64:72] != b'_BHRfS_M':
+                continue
+            struct.pack_into(fmt, sb, foff, args[2] % (1 << (8 * width)))
+            struct.pack_into('<I', sb, 0, crc32c(bytes(sb[32:])))
+            img.f.seek(where)
+            img.f.write(sb)
+        img.f.flush()
     elif cmd == 'break-csum':
         blk = args[0]
         data = img.read_block(blk)

@@ -1,0 +1,102 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Helpers of the verdict tests 060-079: each builds a filesystem with the
+# kernel, then requires ghee check's exact findings and the verdicts of
+# btrfs check 6.2 and 6.19 on it.  Source after tests/common.sh.
+#
+#   need_verdict_tools        root, loop, kernel btrfs, both btrfs-progs
+#   progs_verdict IMG [DEV..] "clean" or "errors" from btrfs check 6.2
+#   progs619_verdict IMG [DEV..]  the same from 6.19 (judged by its text:
+#                             it can exit 0 after printing errors)
+#   expect_progs IMG V62 V619 [--] fail unless both verdicts are as given
+#   expect_ghee STATUS FILE IMG [ARGS..]
+#                             ghee check -q exits STATUS and prints exactly
+#                             the ERROR:/WARNING: lines in FILE (in order)
+
+PROGS619=${GHEE_PROGS619:-$TOP/../shared/tools/btrfs-progs-6.19/btrfs}
+
+need_verdict_tools()
+{
+	need_root
+	need_loop
+	need_kernel_btrfs
+	need_progs btrfs mkfs.btrfs btrfstune
+	[ -x "$PROGS619" ] || skip "btrfs-progs 6.19 is not in $PROGS619"
+}
+
+progs_verdict()
+{
+	if btrfs check --readonly "$@" > "$TEST_TMP/progs62.log" 2>&1; then
+		echo clean
+	else
+		echo errors
+	fi
+}
+
+progs619_verdict()
+{
+	"$PROGS619" check --readonly "$@" > "$TEST_TMP/progs619.log" 2>&1
+	if grep -q 'no error found' "$TEST_TMP/progs619.log" &&
+	   ! grep -qi 'error(s) found' "$TEST_TMP/progs619.log"; then
+		echo clean
+	else
+		echo errors
+	fi
+}
+
+# expect_progs V62 V619 IMG [DEV..]
+expect_progs()
+{
+	local want62=$1 want619=$2 got
+
+	shift 2
+	got=$(progs_verdict "$@")
+	[ "$got" = "$want62" ] ||
+		{ cat "$TEST_TMP/progs62.log" >&2; fail "btrfs check 6.2 says $got, expected $want62"; }
+	got=$(progs619_verdict "$@")
+	[ "$got" = "$want619" ] ||
+		{ cat "$TEST_TMP/progs619.log" >&2; fail "btrfs check 6.19 says $got, expected $want619"; }
+}
+
+# expect_ghee STATUS EXPECTED-FILE IMG [ARGS..]
+expect_ghee()
+{
+	local want=$1 expected=$2 rc
+
+	shift 2
+	"$GHEE" check -q "$@" > "$TEST_TMP/ghee.out" 2>&1
+	rc=$?
+	_status_is_crash $rc && { cat "$TEST_TMP/ghee.out" >&2; fail "crash or sanitizer error (status $rc)"; }
+	grep -E '^(ERROR|WARNING): \[' "$TEST_TMP/ghee.out" > "$TEST_TMP/ghee.findings"
+	if ! diff -u "$expected" "$TEST_TMP/ghee.findings" >&2; then
+		cat "$TEST_TMP/ghee.out" >&2
+		fail "ghee check findings differ"
+	fi
+	[ $rc -eq "$want" ] ||
+		{ cat "$TEST_TMP/ghee.out" >&2; fail "ghee check exit status $rc, expected $want"; }
+}
+
+# kernel_mkfs IMG SIZE [MKFS-OPTIONS..]: mkfs.btrfs without its (pre-6.16)
+# free space tree leftovers: the kernel builds the tree at the first mount
+kernel_mkfs()
+{
+	local img=$1 size=$2
+
+	shift 2
+	rm -f "$img"
+	truncate -s "$size" "$img" || fail "cannot create $img"
+	mkfs.btrfs -q -f -R ^free-space-tree "$@" "$img" >/dev/null 2>&1 ||
+		fail "mkfs.btrfs $* failed"
+}
+
+# detach_file FILE: detach the loop devices backed by FILE (only those: a
+# loop device number may be someone else's by the time a test exits)
+detach_file()
+{
+	local dev
+
+	for dev in $(losetup -j "$1" -O NAME -n 2>/dev/null); do
+		losetup -d "$dev" 2>/dev/null
+	done
+}
