@@ -16,6 +16,7 @@
 #include "json-output.h"
 #include "cmds/commands.h"
 #include "cmds/device-scan.h"
+#include "cmds/mount-probe.h"
 #include "kernel-shared/print-tree.h"
 
 
@@ -39,13 +40,17 @@ static void usage(FILE *out)
 		"  -p, --progress        show progress (default on a terminal)\n"
 		"  -q, --quiet           print only findings and the summary line\n"
 		"  --format text|json    output format\n"
+		"  --force               check a filesystem that is mounted read-only\n"
+		"                        (a read-write mount is always refused)\n"
 		"  -h, --help            this help\n"
+		"  -V, --version         print the version\n"
 		"\n"
-		"Exit status: 0 no errors, 1 errors found, 2 could not check.\n");
+		"Exit status: 0 no errors, 4 errors found, 8 could not check,\n"
+		"16 usage error.\n");
 }
 
 enum { OPT_CHUNK_ROOT = 256, OPT_CSUM, OPT_FORMAT, OPT_READONLY, OPT_NOPROGRESS,
-       OPT_NOSCAN };
+       OPT_NOSCAN, OPT_FORCE };
 
 static int parse_u64(const char *s, u64 *v)
 {
@@ -70,7 +75,9 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 		{ "noscan", no_argument, NULL, OPT_NOSCAN },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, progress = -1;
@@ -79,14 +86,14 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 	memset(o, 0, sizeof(*o));
 	o->super_mirror = -1;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:br:pqh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:br:pqhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_READONLY:
 			break;
 		case 's':
 			if (parse_u64(optarg, &v) || v >= BTRFS_SUPER_MIRROR_MAX) {
-				fprintf(stderr, "ghee check: invalid superblock mirror '%s', expect 0..%d\n",
-					optarg, BTRFS_SUPER_MIRROR_MAX - 1);
+				cmd_error("invalid superblock mirror '%s', expect 0..%d",
+					  optarg, BTRFS_SUPER_MIRROR_MAX - 1);
 				return -EINVAL;
 			}
 			o->super_mirror = (int)v;
@@ -97,7 +104,7 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 		case 'r':
 		case OPT_CHUNK_ROOT:
 			if (parse_u64(optarg, &v) || !v) {
-				fprintf(stderr, "ghee check: invalid block number '%s'\n", optarg);
+				cmd_error("invalid block number '%s'", optarg);
 				return -EINVAL;
 			}
 			if (c == 'r')
@@ -126,13 +133,19 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 			} else if (!strcmp(optarg, "text")) {
 				o->format = CHECK_FORMAT_TEXT;
 			} else {
-				fprintf(stderr, "ghee check: unknown format '%s', expect text or json\n",
-					optarg);
+				cmd_error("unknown format '%s', expect text or json",
+					  optarg);
 				return -EINVAL;
 			}
 			break;
+		case OPT_FORCE:
+			o->force = true;
+			break;
 		case 'h':
 			usage(stdout);
+			exit(CHECK_EXIT_CLEAN);
+		case 'V':
+			printf("%s\n", ghee_version_string);
 			exit(CHECK_EXIT_CLEAN);
 		default:
 			usage(stderr);
@@ -140,12 +153,12 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 		}
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "ghee check: no device given\n");
+		cmd_error("no device given");
 		usage(stderr);
 		return -EINVAL;
 	}
 	if (o->use_backup_roots && o->tree_root) {
-		fprintf(stderr, "ghee check: -b and -r cannot be used together\n");
+		cmd_error("-b and -r cannot be used together");
 		return -EINVAL;
 	}
 	o->devices = (const char *const *)argv + optind;
@@ -167,11 +180,39 @@ static void check_engine_report(void *data, enum btrfs_report_level level,
 	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	struct check_ctx *ctx = data;
 
-	(void)level;
+	char *buf = ctx->shared->last_engine_msg;
+	size_t len = sizeof(ctx->shared->last_engine_msg), used;
+
 	pthread_mutex_lock(&lock);
-	snprintf(ctx->shared->last_engine_msg, sizeof(ctx->shared->last_engine_msg),
-		 "%s", msg);
+	/*
+	 * While the filesystem is being opened, every error is kept: the
+	 * last one ("no valid btrfs superblock") needs the earlier ones for
+	 * its reason ("device too small").
+	 */
+	used = ctx->fs_info || level != BTRFS_REPORT_ERROR ? 0 : strlen(buf);
+	if (used && used + 3 < len)
+		snprintf(buf + used, len - used, "; %s", msg);
+	else if (!used)
+		snprintf(buf, len, "%s", msg);
 	pthread_mutex_unlock(&lock);
+}
+
+/*
+ * Why open failed, in one line: the engine's messages, which name the
+ * reason themselves; the errno only when they do not give it, or when
+ * there are none.
+ */
+static const char *check_open_error(char *msg, size_t len, int err)
+{
+	const char *reason = strerror(-err);
+	size_t used = strlen(msg);
+
+	if (!used)
+		return reason;
+	if (err != -EINVAL && err != -ENOENT && err != -EUCLEAN &&
+	    !strstr(msg, reason))
+		snprintf(msg + used, len - used, ": %s", reason);
+	return msg;
 }
 
 /* the backup slot with the newest tree root generation, -1 if none */
@@ -305,12 +346,13 @@ static int check_devices(const struct check_options *opts)
 		ctx.json = check_json_begin(stdout, opts);
 	ctx.fs_info = open_for_check(&ctx, &err);
 	if (!ctx.fs_info) {
+		const char *why = check_open_error(shared.last_engine_msg,
+						   sizeof(shared.last_engine_msg), err);
+
 		if (ctx.json)
-			check_json_cannot(ctx.json, shared.last_engine_msg, err);
+			check_json_cannot(ctx.json, why, 0);
 		else
-			fprintf(stderr, "ghee check: cannot check: %s%s%s\n",
-				shared.last_engine_msg[0] ? shared.last_engine_msg : "",
-				shared.last_engine_msg[0] ? ": " : "", strerror(-err));
+			cmd_error("cannot check: %s", why);
 		check_shared_release(&shared);
 		return CHECK_EXIT_CANNOT;
 	}
@@ -322,6 +364,48 @@ static int check_devices(const struct check_options *opts)
 	return code;
 }
 
+/*
+ * The kernel may write a read-write mounted filesystem at any moment: the
+ * blocks read would not belong to one generation and the findings would
+ * be false alarms.  A read-only mount is stable enough with --force.
+ * 0 when the check may go on, else the exit status.
+ */
+static int refuse_if_mounted(const struct check_options *o)
+{
+	struct mount_state ms;
+	struct stat st;
+	char how[2 * PATH_MAX + 16];
+	int i, ret;
+
+	for (i = 0; i < o->nr_devices; i++) {
+		if (stat(o->devices[i], &st))
+			continue;	/* opening it reports the reason */
+		ret = mount_probe(o->devices[i], &st, &ms);
+		if (ret < 0) {
+			cmd_error("cannot tell whether %s is mounted: %s",
+				  o->devices[i], strerror(-ret));
+			return CHECK_EXIT_CANNOT;
+		}
+		if (!ms.mounted)
+			continue;
+		snprintf(how, sizeof(how), "%s%s%s", ms.where,
+			 ms.through[0] ? " through " : "", ms.through);
+		if (ms.read_write) {
+			cmd_error("%s is mounted read-write on %s: a filesystem that is being written cannot be checked, unmount it (or remount it read-only and use --force)",
+				  o->devices[i], how);
+			return CHECK_EXIT_CANNOT;
+		}
+		if (!o->force) {
+			cmd_error("%s is mounted read-only on %s: use --force to check it anyway",
+				  o->devices[i], how);
+			return CHECK_EXIT_CANNOT;
+		}
+		cmd_warning("%s is mounted read-only on %s: checking it anyway (--force); findings may be wrong if it is remounted read-write meanwhile",
+			    o->devices[i], how);
+	}
+	return 0;
+}
+
 int cmd_check(int argc, char **argv)
 {
 	struct device_list devices;
@@ -331,14 +415,16 @@ int cmd_check(int argc, char **argv)
 	if (parse_options(argc, argv, &opts))
 		return CHECK_EXIT_USAGE;
 	if (device_list_init(&devices, argv + optind, opts.nr_devices)) {
-		fprintf(stderr, "ghee check: out of memory\n");
+		cmd_error("out of memory");
 		return CHECK_EXIT_CANNOT;
 	}
 	if (!opts.noscan)
 		device_list_scan(&devices);
 	opts.devices = devices.paths;
 	opts.nr_devices = devices.nr_paths;
-	code = check_devices(&opts);
+	code = refuse_if_mounted(&opts);
+	if (!code)
+		code = check_devices(&opts);
 	device_list_release(&devices);
 	return code;
 }
