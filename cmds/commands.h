@@ -21,6 +21,13 @@ int cmd_mkfs(int argc, char **argv);
 /* "ERROR: ..." / "WARNING: ..." on stderr, after flushing stdout */
 __attribute__((format(printf, 1, 2))) void cmd_error(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void cmd_warning(const char *fmt, ...);
+/*
+ * A getopt_long() failure of command @cmd (run with opterr = 0 and a ':'
+ * leading the short options): @c is what getopt returned, '?' for an
+ * unknown option, ':' for a missing argument.  Names the option, then
+ * points at --help.
+ */
+void cmd_option_error(const char *cmd, char *const *argv, int c);
 
 /* "ghee" program name and version for messages and the first output line */
 extern const char ghee_version_string[];

@@ -38,6 +38,7 @@ static void usage(FILE *out)
 		"                        other devices of a multi-device filesystem)\n"
 		"  --check-data-csum     read every data block and verify its checksum\n"
 		"  -p, --progress        show progress (default on a terminal)\n"
+		"  --no-progress         do not show progress, even on a terminal\n"
 		"  -q, --quiet           print only findings and the summary line\n"
 		"  --format text|json    output format\n"
 		"  --force               check a filesystem that is mounted read-only\n"
@@ -86,7 +87,8 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 	memset(o, 0, sizeof(*o));
 	o->super_mirror = -1;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:br:pqhV", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":s:br:pqhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_READONLY:
 			break;
@@ -148,13 +150,13 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 			printf("%s\n", ghee_version_string);
 			exit(CHECK_EXIT_CLEAN);
 		default:
-			usage(stderr);
+			cmd_option_error("check", argv, c);
 			return -EINVAL;
 		}
 	}
 	if (optind >= argc) {
 		cmd_error("no device given");
-		usage(stderr);
+		fputs("Try 'ghee check --help' for more information.\n", stderr);
 		return -EINVAL;
 	}
 	if (o->use_backup_roots && o->tree_root) {
