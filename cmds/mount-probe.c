@@ -285,7 +285,7 @@ static void match_mount_line(char *line, const struct stat *st,
 	ms->read_write |= rw;
 }
 
-int mount_probe(const char *path, const struct stat *st, struct mount_state *ms)
+int mount_probe(const struct stat *st, struct mount_state *ms)
 {
 	struct dev_set s = { 0 };
 	char *line = NULL;
@@ -293,7 +293,6 @@ int mount_probe(const char *path, const struct stat *st, struct mount_state *ms)
 	FILE *f;
 	int ret = 0;
 
-	(void)path;
 	memset(ms, 0, sizeof(*ms));
 	if (S_ISBLK(st->st_mode))
 		ret = dev_set_add(&s, st->st_rdev);

@@ -19,13 +19,14 @@ struct mount_state {
 };
 
 /*
- * Fill @ms for @path (@st is its stat).  A block device counts as mounted
- * when it is the source of a mount or a member of a mounted btrfs (the
- * kernel lists the other members in /sys/fs/btrfs/FSID/devices); an image
- * file when a loop device backed by it is.  0, or -errno when the mount
- * table cannot be read.
+ * Fill @ms for the device or image file whose stat is @st.  A block
+ * device counts as mounted when it is the source of a mount or a member of
+ * a mounted btrfs (the kernel lists the other members in
+ * /sys/fs/btrfs/FSID/devices); an image file when a loop device backed by
+ * it is, or when it is mounted itself.  0, or -errno when the mount table
+ * cannot be read.
  */
-int mount_probe(const char *path, const struct stat *st, struct mount_state *ms);
+int mount_probe(const struct stat *st, struct mount_state *ms);
 
 /* true when @st is an active swap device or file */
 bool mount_probe_is_swap(const struct stat *st);

@@ -382,7 +382,7 @@ static int refuse_if_mounted(const struct check_options *o)
 	for (i = 0; i < o->nr_devices; i++) {
 		if (stat(o->devices[i], &st))
 			continue;	/* opening it reports the reason */
-		ret = mount_probe(o->devices[i], &st, &ms);
+		ret = mount_probe(&st, &ms);
 		if (ret < 0) {
 			cmd_error("cannot tell whether %s is mounted: %s",
 				  o->devices[i], strerror(-ret));

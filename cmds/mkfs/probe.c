@@ -52,7 +52,7 @@ static int check_not_in_use(const char *path, const struct stat *st)
 	struct mount_state ms;
 	int ret;
 
-	ret = mount_probe(path, st, &ms);
+	ret = mount_probe(st, &ms);
 	if (ret < 0) {
 		cmd_error("cannot check mount status of %s: %s", path,
 			   strerror(-ret));
