@@ -5,9 +5,13 @@
 #
 # The devices are sized for the workload's full balance, which needs room
 # for a new chunk of every profile on every device while the old ones are
-# still allocated (with RAID1C3 each device holds all of the data): at
-# 2 GiB that ran out now and then (ENOSPC in balance, depending on how the
-# kernel sized its chunks); 8 GiB sparse files leave twice the worst case.
+# still allocated (with RAID1C3 each device holds all of the data).  At
+# 2 GiB, after the workload each device held 1.3 GB of data chunks and had
+# 0.72 GB unallocated, and the balance needs a new data chunk of up to
+# 0.6 GB (10% of the filesystem) on every device at once, plus metadata:
+# ENOSPC now and then, depending on how the kernel sized its chunks.  At
+# 8 GiB (sparse files, no cost) 6.3 GB stay unallocated per device, for
+# chunks of at most 1 GiB.
 DEV_SIZE=8G
 source "$TOP/tests/common.sh"
 source "$TOP/tests/mkfs-tests/mkfs-lib.sh"
