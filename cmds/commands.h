@@ -28,6 +28,8 @@ __attribute__((format(printf, 1, 2))) void cmd_warning(const char *fmt, ...);
  * points at --help.
  */
 void cmd_option_error(const char *cmd, char *const *argv, int c);
+/* "Try 'ghee CMD --help' ..." after a usage error; @cmd NULL for ghee itself */
+void cmd_try_help(const char *cmd);
 
 /* "ghee" program name and version for messages and the first output line */
 extern const char ghee_version_string[];

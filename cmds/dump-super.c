@@ -134,7 +134,6 @@ static int parse_format_arg(struct dump_super_opts *o, const char *arg)
 	return 0;
 }
 
-#define TRY_HELP "Try 'ghee dump-super --help' for more information.\n"
 
 enum {
 	OPT_BYTENR = 256,
@@ -188,7 +187,7 @@ static int parse_options(struct dump_super_opts *o, int argc, char **argv)
 		return ret;
 	if (optind >= argc) {
 		cmd_error("not enough arguments: a device is needed");
-		fputs(TRY_HELP, stderr);
+		cmd_try_help("dump-super");
 		return -EINVAL;
 	}
 	return 0;

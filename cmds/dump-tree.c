@@ -87,9 +87,14 @@ static void report_to_stderr(void *ctx, enum btrfs_report_level level,
 
 	if (level == BTRFS_REPORT_ERROR && nr_errors)
 		(*nr_errors)++;
-	fflush(stdout);
-	fprintf(stderr, "%s%s\n", level == BTRFS_REPORT_ERROR ? "ERROR: " :
-		level == BTRFS_REPORT_WARNING ? "WARNING: " : "", msg);
+	if (level == BTRFS_REPORT_ERROR) {
+		cmd_error("%s", msg);
+	} else if (level == BTRFS_REPORT_WARNING) {
+		cmd_warning("%s", msg);
+	} else {
+		fflush(stdout);
+		fprintf(stderr, "%s\n", msg);
+	}
 }
 
 /* ---- option parsing ---- */
@@ -307,7 +312,7 @@ static int parse_options(int argc, char **argv, struct dump_tree_opts *o)
 	}
 	if (optind >= argc) {
 		cmd_error("not enough arguments: a device is needed");
-		fputs("Try 'ghee dump-tree --help' for more information.\n", stderr);
+		cmd_try_help("dump-tree");
 		return -EINVAL;
 	}
 	if (device_list_init(&o->devices, argv + optind, argc - optind)) {

@@ -44,7 +44,7 @@ static int help_command(const char *name)
 
 	if (!cmd) {
 		cmd_error("unknown command '%s'", name);
-		fputs("Try 'ghee --help' for more information.\n", stderr);
+		cmd_try_help(NULL);
 		return GHEE_EXIT_USAGE;
 	}
 	return cmd->run(2, argv);
@@ -74,6 +74,6 @@ int main(int argc, char **argv)
 	if (cmd)
 		return cmd->run(argc - 1, argv + 1);
 	cmd_error("unknown command '%s'", argv[1]);
-	fputs("Try 'ghee --help' for more information.\n", stderr);
+	cmd_try_help(NULL);
 	return GHEE_EXIT_USAGE;
 }

@@ -33,7 +33,13 @@ void cmd_option_error(const char *cmd, char *const *argv, int c)
 		cmd_error("unknown option '-%c'", optopt);
 	else
 		cmd_error("unknown option '%s'", arg);
-	fprintf(stderr, "Try 'ghee %s --help' for more information.\n", cmd);
+	cmd_try_help(cmd);
+}
+
+void cmd_try_help(const char *cmd)
+{
+	fprintf(stderr, "Try 'ghee %s%s--help' for more information.\n",
+		cmd ? cmd : "", cmd ? " " : "");
 }
 
 void cmd_warning(const char *fmt, ...)

@@ -156,7 +156,7 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 	}
 	if (optind >= argc) {
 		cmd_error("no device given");
-		fputs("Try 'ghee check --help' for more information.\n", stderr);
+		cmd_try_help("check");
 		return -EINVAL;
 	}
 	if (o->use_backup_roots && o->tree_root) {

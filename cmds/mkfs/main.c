@@ -184,7 +184,7 @@ static int parse_args(int argc, char **argv, struct mkfs_raw *raw)
 	}
 	if (optind >= argc && !wants_list_all(raw)) {
 		cmd_error("no device given");
-		fputs("Try 'ghee mkfs --help' for more information.\n", stderr);
+		cmd_try_help("mkfs");
 		return -EINVAL;
 	}
 	raw->devices = argv + optind;
