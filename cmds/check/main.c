@@ -181,21 +181,21 @@ static void check_engine_report(void *data, enum btrfs_report_level level,
 {
 	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	struct check_ctx *ctx = data;
-
 	char *buf = ctx->shared->last_engine_msg;
-	size_t len = sizeof(ctx->shared->last_engine_msg), used;
+	size_t len = sizeof(ctx->shared->last_engine_msg);
+	size_t used = strlen(buf);
 
 	pthread_mutex_lock(&lock);
 	/*
-	 * While the filesystem is being opened, every error is kept: the
-	 * last one ("no valid btrfs superblock") needs the earlier ones for
-	 * its reason ("device too small").
+	 * While the filesystem is being opened (no fs_info yet), every error
+	 * is kept: the last one ("no valid btrfs superblock") needs the
+	 * earlier ones for its reason ("device too small"); a warning then
+	 * is no reason and does not replace them.
 	 */
-	used = ctx->fs_info || level != BTRFS_REPORT_ERROR ? 0 : strlen(buf);
-	if (used && used + 3 < len)
-		snprintf(buf + used, len - used, "; %s", msg);
-	else if (!used)
+	if (ctx->fs_info || !used)
 		snprintf(buf, len, "%s", msg);
+	else if (level == BTRFS_REPORT_ERROR && used + 3 < len)
+		snprintf(buf + used, len - used, "; %s", msg);
 	pthread_mutex_unlock(&lock);
 }
 
@@ -370,13 +370,13 @@ static int check_devices(const struct check_options *opts)
  * The kernel may write a read-write mounted filesystem at any moment: the
  * blocks read would not belong to one generation and the findings would
  * be false alarms.  A read-only mount is stable enough with --force.
- * 0 when the check may go on, else the exit status.
+ * 0 when the check may go on, else why not in @why.
  */
-static int refuse_if_mounted(const struct check_options *o)
+static int mounted_reason(const struct check_options *o, char *why, size_t len)
 {
+	char how[2 * PATH_MAX + 16];
 	struct mount_state ms;
 	struct stat st;
-	char how[2 * PATH_MAX + 16];
 	int i, ret;
 
 	for (i = 0; i < o->nr_devices; i++) {
@@ -384,28 +384,45 @@ static int refuse_if_mounted(const struct check_options *o)
 			continue;	/* opening it reports the reason */
 		ret = mount_probe(&st, &ms);
 		if (ret < 0) {
-			cmd_error("cannot tell whether %s is mounted: %s",
-				  o->devices[i], strerror(-ret));
-			return CHECK_EXIT_CANNOT;
+			snprintf(why, len, "cannot tell whether %s is mounted: %s",
+				 o->devices[i], strerror(-ret));
+			return ret;
 		}
 		if (!ms.mounted)
 			continue;
 		snprintf(how, sizeof(how), "%s%s%s", ms.where,
 			 ms.through[0] ? " through " : "", ms.through);
 		if (ms.read_write) {
-			cmd_error("%s is mounted read-write on %s: a filesystem that is being written cannot be checked, unmount it (or remount it read-only and use --force)",
-				  o->devices[i], how);
-			return CHECK_EXIT_CANNOT;
+			snprintf(why, len, "%s is mounted read-write on %s: a filesystem that is being written cannot be checked, unmount it (or remount it read-only and use --force)",
+				 o->devices[i], how);
+			return -EBUSY;
 		}
 		if (!o->force) {
-			cmd_error("%s is mounted read-only on %s: use --force to check it anyway",
-				  o->devices[i], how);
-			return CHECK_EXIT_CANNOT;
+			snprintf(why, len, "%s is mounted read-only on %s: use --force to check it anyway",
+				 o->devices[i], how);
+			return -EBUSY;
 		}
 		cmd_warning("%s is mounted read-only on %s: checking it anyway (--force); findings may be wrong if it is remounted read-write meanwhile",
 			    o->devices[i], how);
 	}
 	return 0;
+}
+
+/* refuse a mounted filesystem; 0 when the check may go on, else the exit status */
+static int refuse_if_mounted(const struct check_options *o)
+{
+	char why[4 * PATH_MAX];
+	struct check_json *json;
+
+	if (!mounted_reason(o, why, sizeof(why)))
+		return 0;
+	cmd_error("%s", why);
+	if (o->format == CHECK_FORMAT_JSON) {
+		json = check_json_begin(stdout, o);
+		if (json)
+			check_json_cannot(json, why, 0);
+	}
+	return CHECK_EXIT_CANNOT;
 }
 
 int cmd_check(int argc, char **argv)

@@ -12,6 +12,7 @@ source "$TOP/tests/common.sh"
 need_loop
 need_kernel_btrfs
 need_progs
+need_progs python3
 
 mnt=$TEST_TMP/mnt
 truncate -s 256M "$TEST_TMP/a.img" "$TEST_TMP/b.img"
@@ -34,7 +35,12 @@ expect_refused()
 	run_expect_status "$want" "$GHEE" check "$@" > out 2> err
 	cat err
 	grep -q "^ERROR: .*$pattern" err || fail "no '$pattern' message from check $*"
-	[ -s out ] && fail "check $* printed on stdout although it refused"
+	if [[ " $* " == *" --format json "* ]]; then
+		python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(d["result"] != "cannot-check" or d["exit_code"] != 8 or "mounted" not in d["error"])' out ||
+			{ cat out; fail "check $* printed no cannot-check JSON document naming the mount"; }
+	else
+		[ -s out ] && fail "check $* printed on stdout although it refused"
+	fi
 	return 0
 }
 
