@@ -23,13 +23,23 @@ if ! "$GHEE" mkfs --help | grep -q -- '--rootdir'; then
 	REFUSED[mkfs:-r]="short form of --rootdir"
 fi
 
-# sources CMD: the C files of a command
+# sources CMD: the C files of a command: the file defining the function
+# the command table of cmds/main.c names for it, and when that file is in
+# a folder of its own under cmds/, the other files there
 sources()
 {
-	local f=$TOP/cmds/$1.c d=$TOP/cmds/$1
+	local fn file dir
 
-	[ -f "$f" ] && echo "$f"
-	[ -d "$d" ] && ls "$d"/*.c
+	fn=$(sed -n "s/.*{ *\"$1\", *\"[^\"]*\", *\([a-z_0-9]*\) *}.*/\1/p" "$TOP/cmds/main.c")
+	[ -n "$fn" ] || return 0
+	file=$(grep -lE "^int $fn\(" "$TOP"/cmds/*.c "$TOP"/cmds/*/*.c 2>/dev/null | head -n1)
+	[ -n "$file" ] || return 0
+	dir=$(dirname "$file")
+	if [ "$dir" = "$TOP/cmds" ]; then
+		echo "$file"
+	else
+		ls "$dir"/*.c
+	fi
 }
 
 # options FILE...: every "--long" of the struct option tables and every
@@ -57,7 +67,7 @@ mapfile -t cmds < <("$GHEE" --help | awk '/^commands:/ { on = 1; next } on && /^
 nr_opts=0
 for cmd in "${cmds[@]}"; do
 	mapfile -t files < <(sources "$cmd")
-	[ ${#files[@]} -gt 0 ] || fail "no sources found for $cmd (cmds/$cmd.c or cmds/$cmd/)"
+	[ ${#files[@]} -gt 0 ] || fail "no sources found for $cmd (the function cmds/main.c names for it)"
 	"$GHEE" "$cmd" --help > help.out 2> help.err || fail "ghee $cmd --help failed"
 	[ -s help.err ] && fail "ghee $cmd --help printed on stderr"
 	"$GHEE" help "$cmd" > help2.out || fail "ghee help $cmd failed"
