@@ -24,8 +24,9 @@
 # is 1 when anything failed.
 #
 # GHEE_SHARE_CACHE=DIR: another build's test cache (./run-tests.sh
-# --sanitizers passes build/tests/cache); its restored corpus images and
-# kernel-written images, which do not depend on the build, are used
+# --sanitizers passes build/tests/cache); the parts that do not depend on
+# the build (restored corpus images, kernel-written images, the
+# fault-injection and libFuzzer builds of the same sources) are used
 # through symlinks instead of being made again.
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -119,7 +120,7 @@ share_cache()
 	[ -n "$src" ] && [ -d "$src" ] || return 0
 	src=$(cd "$src" && pwd)
 	[ "$src" = "$(cd "$CACHE" && pwd)" ] && return 0
-	for d in corpus images; do
+	for d in corpus images fsck-extents fsck-fs-trees mkfs-fault-build fuzz; do
 		[ -d "$src/$d" ] || mkdir -p "$src/$d" || continue
 		[ -e "$CACHE/$d" ] || [ -L "$CACHE/$d" ] || ln -s "$src/$d" "$CACHE/$d"
 	done
