@@ -6,7 +6,8 @@
 # the image file, by the loop device and by the second device of a
 # two-device filesystem (the mount table names only one); when mounted
 # read-only, refused without --force, checked with --force and a warning.
-# mkfs, which shares the probe, still refuses all of them.
+# mkfs, which shares the probe, still refuses all of them.  A read-only
+# bind mount of the read-write filesystem does not make it read-only.
 source "$TOP/tests/common.sh"
 
 need_loop
@@ -14,7 +15,8 @@ need_kernel_btrfs
 need_progs
 need_progs python3
 
-mnt=$TEST_TMP/mnt
+# a space in the mount point: the mount table escapes it (\040)
+mnt="$TEST_TMP/mnt point"
 truncate -s 256M "$TEST_TMP/a.img" "$TEST_TMP/b.img"
 "$GHEE" mkfs -q -d raid1 -m raid1 "$TEST_TMP/a.img" "$TEST_TMP/b.img" ||
 	fail "ghee mkfs failed"
@@ -53,6 +55,12 @@ grep -q "through $la" <("$GHEE" check "$TEST_TMP/a.img" 2>&1) ||
 expect_refused $CHECK_CANNOT "mounted read-write" --noscan --format json "$TEST_TMP/a.img"
 run_mustfail_cmd "$GHEE" mkfs -f "$TEST_TMP/b.img" 2> err
 grep -q "^ERROR: .*is mounted on $mnt" err || { cat err; fail "mkfs does not name the mount"; }
+
+mkdir -p "$TEST_TMP/bind"
+mount --bind -o ro "$mnt" "$TEST_TMP/bind" || fail "bind mount failed"
+at_exit "umount '$TEST_TMP/bind' 2>/dev/null"
+expect_refused $CHECK_CANNOT "is mounted read-write on" --force "$TEST_TMP/a.img"
+umount "$TEST_TMP/bind" || fail "umount of the bind mount failed"
 
 mount -o remount,ro "$mnt" || fail "remount read-only failed"
 expect_refused $CHECK_CANNOT "is mounted read-only on $mnt.*: use --force" "$TEST_TMP/a.img"
