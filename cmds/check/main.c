@@ -207,10 +207,20 @@ static void check_engine_report(void *data, enum btrfs_report_level level,
 static const char *check_open_error(char *msg, size_t len, int err)
 {
 	const char *reason = strerror(-err);
+	char *last = NULL, *p, tmp[512];
 	size_t used = strlen(msg);
 
 	if (!used)
 		return reason;
+	/* the last message says what failed, the earlier ones why: put it first */
+	for (p = strstr(msg, "; "); p; p = strstr(p + 2, "; "))
+		last = p;
+	if (last && len <= sizeof(tmp)) {
+		*last = '\0';
+		snprintf(tmp, sizeof(tmp), "%s: %s", last + 2, msg);
+		snprintf(msg, len, "%s", tmp);
+		used = strlen(msg);
+	}
 	if (err != -EINVAL && err != -ENOENT && err != -EUCLEAN &&
 	    !strstr(msg, reason))
 		snprintf(msg + used, len - used, ": %s", reason);
