@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make install-strip and make install into a DESTDIR: the stripped binary
-# runs, the man pages and the bash completion are where they belong;
+# runs, the man pages (ghee-check(8) with a finding list made from the
+# catalog at build time) and the bash completion are where they belong;
 # make uninstall removes every file again.
 source "$TOP/tests/common.sh"
 
@@ -26,6 +27,11 @@ file "$bin" | grep -q ', stripped' || fail "install-strip left symbols: $(file "
 for page in ghee ghee-check ghee-mkfs ghee-dump-tree ghee-dump-super; do
 	[ -f "$dest$prefix/share/man/man8/$page.8" ] || fail "man page $page.8 not installed"
 done
+# ghee-check(8) is installed with the FINDINGS section made at build time
+while read -r code; do
+	grep -q "^\.BR $code " "$dest$prefix/share/man/man8/ghee-check.8" ||
+		fail "installed ghee-check(8) does not list $code"
+done < <(sed -n 's/^PROBLEM(\([A-Z0-9_]*\),.*/\1/p' "$TOP/cmds/check/problems.def")
 [ -f "$dest$bcdir/ghee" ] || fail "bash completion not installed in $bcdir"
 cmp -s "$dest$bcdir/ghee" "$TOP/contrib/bash-completion/ghee" || fail "installed completion differs"
 bash -n "$dest$bcdir/ghee" || fail "installed completion is not valid bash"
