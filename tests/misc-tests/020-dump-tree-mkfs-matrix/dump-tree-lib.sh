@@ -116,19 +116,24 @@ dt_json()
 # dt_json_batch: check the queued JSON documents, add to the counts
 dt_json_batch()
 {
-	local out line
+	local out line done=0
 
 	[ -s "$DT_WORK/pairs" ] || return 0
-	out=$(python3 "$DT_DIR/json-skeleton.py" --batch "$DT_WORK/pairs")
+	out=$(python3 "$DT_DIR/json-skeleton.py" --batch "$DT_WORK/pairs" 2>&1)
 	while IFS= read -r line; do
 		case $line in
 		*" agree, "*" differ")
-			DT_PASS=$((DT_PASS + ${line%% agree*})) ;;
+			DT_PASS=$((DT_PASS + ${line%% agree*}))
+			done=1 ;;
 		*)	echo "$line" >&2
 			DT_FAIL=$((DT_FAIL + 1))
 			DT_FAILED+=("${line%%: *}") ;;
 		esac
 	done <<< "$out"
+	if [ $done = 0 ]; then
+		DT_FAIL=$((DT_FAIL + 1))
+		DT_FAILED+=("json-skeleton.py --batch did not finish")
+	fi
 	while IFS=$'\t' read -r _ t j; do
 		rm -f "$t" "$j"
 	done < "$DT_WORK/pairs"
