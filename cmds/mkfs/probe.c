@@ -4,14 +4,13 @@
  * geometry needs.  Every target is opened once here and kept open (block
  * devices exclusively, so nobody can mount them behind our back); then
  *   - a mounted device, a swap device or a loop-backed image in use is
- *     always refused;
+ *     always refused (mount detection: cmds/mount-probe.c);
  *   - libblkid probes for filesystems and partition tables, refused
  *     unless -f, naming what was found;
  *   - sizes come from BLKGETSIZE64 or st_size, clamped by -b.
  * A missing image file is created when -b gives its size.
  */
 #include "config.h"
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
