@@ -15,6 +15,8 @@
 #             directory when the test starts; mount things only in here
 #   TEST_DIR  the test's own folder in the source tree (read only)
 #
+# GHEE_TEST_JOBS: how many jobs run_parallel runs at once (default: CPUs).
+#
 # Exit status of a test: 0 pass, 77 skip (after "SKIP: reason"), else fail.
 # Register cleanup with at_exit; do not replace the EXIT trap.
 
