@@ -19,7 +19,9 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--sanitizers)	builddir=$TOP/build-asan
 			build_args+=(--enable-sanitizers)
-			args+=(--sanitizers) ;;
+			args+=(--sanitizers)
+			# the images of the normal pass need not be made twice
+			export GHEE_SHARE_CACHE=${GHEE_SHARE_CACHE:-$TOP/build/tests/cache} ;;
 	--builddir)	custom_builddir=${2:?--builddir needs a directory}; shift ;;
 	--builddir=*)	custom_builddir=${1#*=} ;;
 	*)		args+=("$1") ;;

@@ -25,6 +25,63 @@ DEPS=(autoconf automake libtool pkg-config gcc make libblkid-dev uuid-dev
       python3 util-linux acl libcap2-bin time zstd
       python3-btrfs python3-jsonschema librsvg2-bin libxml2-utils xfsprogs)
 
+# the locks apt-get and dpkg take (fcntl locks, listed in /proc/locks)
+DPKG_LOCKS=(/var/lib/dpkg/lock-frontend /var/lib/dpkg/lock
+	    /var/lib/apt/lists/lock /var/cache/apt/archives/lock)
+
+# dpkg_lock_holder LOCKFILE...: print the pid holding a lock on one of the
+# files and return 0, or return 1 when none is held.  Reads /proc/locks
+# (GHEE_PROC_LOCKS for tests), so it needs no tool and takes no lock.
+dpkg_lock_holder()
+{
+	local f ino inos=""
+
+	for f in "$@"; do
+		ino=$(stat -L -c %i "$f" 2>/dev/null) && inos+=" $ino"
+	done
+	[ -n "$inos" ] || return 1
+	awk -v inos="$inos" '
+		BEGIN { n = split(inos, a, " "); for (i = 1; i <= n; i++) want[a[i]] = 1 }
+		$2 == "->" { next }	# a waiter, not the holder
+		{
+			for (i = 3; i <= NF; i++) {
+				if ($i !~ /^[0-9a-f]+:[0-9a-f]+:[0-9]+$/)
+					continue
+				split($i, p, ":")
+				if (p[3] in want) { print $(i - 1); found = 1; exit }
+			}
+		}
+		END { exit !found }' "${GHEE_PROC_LOCKS:-/proc/locks}"
+}
+
+# wait_for_dpkg_lock SECONDS [LOCKFILE...]: wait while another apt-get,
+# dpkg or unattended-upgrades holds the package manager (default: the
+# DPKG_LOCKS), polling every GHEE_LOCK_POLL seconds (5).  0 when free,
+# 1 after SECONDS.
+wait_for_dpkg_lock()
+{
+	local timeout=$1 waited=0 pid said=0 poll=${GHEE_LOCK_POLL:-5}
+
+	shift
+	[ $# -gt 0 ] || set -- "${DPKG_LOCKS[@]}"
+	while pid=$(dpkg_lock_holder "$@"); do
+		if [ "$waited" -ge "$timeout" ]; then
+			echo "setup: the package manager is still locked by pid $pid after ${timeout}s; try again later" >&2
+			return 1
+		fi
+		if [ $said = 0 ]; then
+			echo "setup: waiting for the package manager, locked by pid $pid ($(cat "/proc/$pid/comm" 2>/dev/null || echo '?')), up to ${timeout}s" >&2
+			said=1
+		fi
+		sleep "$poll"
+		waited=$((waited + poll))
+	done
+	return 0
+}
+
+# tests source the functions above only
+[ "${GHEE_SETUP_FUNCTIONS_ONLY:-0}" = 1 ] && return 0
+
 do_deps=1
 do_build=1
 do_demo=1
@@ -68,8 +125,12 @@ install_deps()
 		exit 1
 	fi
 	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -q
-	apt-get install -y -q --no-install-recommends "${missing[@]}"
+	# another apt-get or unattended-upgrades may hold the lock for a while:
+	# wait for it (apt-get itself waits too, for the dpkg lock)
+	wait_for_dpkg_lock 600 || exit 1
+	apt-get -o DPkg::Lock::Timeout=600 update -q
+	wait_for_dpkg_lock 600 || exit 1
+	apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "${missing[@]}"
 }
 
 # "yes" when the build directory was configured with sanitizers

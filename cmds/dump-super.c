@@ -53,7 +53,8 @@ static void usage(FILE *out)
 	      "  -F|--force             print a superblock even with a bad magic\n"
 	      "  -i N                   deprecated form of --super N\n"
 	      "  --format text|json     output format (default text)\n"
-	      "  -h|--help              this help\n", out);
+	      "  -h|--help              this help\n"
+	      "  -V|--version           print the version\n", out);
 }
 
 /* ---- options ---- */
@@ -133,17 +134,6 @@ static int parse_format_arg(struct dump_super_opts *o, const char *arg)
 	return 0;
 }
 
-#define TRY_HELP "Try 'ghee dump-super --help' for more information.\n"
-
-/* getopt stays quiet (opterr = 0); this says what was wrong instead */
-static void bad_option(const char *arg, const char *why)
-{
-	if (arg)
-		cmd_error("option '%s' %s", arg, why);
-	else
-		cmd_error("option '-%c' %s", optopt, why);
-	fputs(TRY_HELP, stderr);
-}
 
 enum {
 	OPT_BYTENR = 256,
@@ -161,6 +151,7 @@ static int parse_options(struct dump_super_opts *o, int argc, char **argv)
 		{ "super", required_argument, NULL, 's' },
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c, ret = 0;
@@ -169,7 +160,7 @@ static int parse_options(struct dump_super_opts *o, int argc, char **argv)
 	o->bytenr = BTRFS_SUPER_INFO_OFFSET;
 	optind = 0;
 	opterr = 0;
-	while (!ret && (c = getopt_long(argc, argv, ":fFai:s:h", long_opts, NULL)) != -1) {
+	while (!ret && (c = getopt_long(argc, argv, ":fFai:s:hV", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'f': o->full = true; break;
 		case 'F': o->force = true; break;
@@ -184,11 +175,11 @@ static int parse_options(struct dump_super_opts *o, int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 1;
-		case ':':
-			bad_option(argv[optind - 1], "requires an argument");
-			return -EINVAL;
+		case 'V':
+			printf("%s\n", ghee_version_string);
+			return 1;
 		default:
-			bad_option(optopt ? NULL : argv[optind - 1], "is not known");
+			cmd_option_error("dump-super", argv, c);
 			return -EINVAL;
 		}
 	}
@@ -196,7 +187,7 @@ static int parse_options(struct dump_super_opts *o, int argc, char **argv)
 		return ret;
 	if (optind >= argc) {
 		cmd_error("not enough arguments: a device is needed");
-		fputs(TRY_HELP, stderr);
+		cmd_try_help("dump-super");
 		return -EINVAL;
 	}
 	return 0;

@@ -75,7 +75,8 @@ static void usage(FILE *out)
 	      "  --csum-headers         print tree block checksums\n"
 	      "  --csum-items           print data checksums of csum items\n"
 	      "  --format text|json     output format (default text)\n"
-	      "  -h|--help              this help\n", out);
+	      "  -h|--help              this help\n"
+	      "  -V|--version           print the version\n", out);
 }
 
 /* engine and printer messages go to stderr, after what stdout holds */
@@ -86,9 +87,14 @@ static void report_to_stderr(void *ctx, enum btrfs_report_level level,
 
 	if (level == BTRFS_REPORT_ERROR && nr_errors)
 		(*nr_errors)++;
-	fflush(stdout);
-	fprintf(stderr, "%s%s\n", level == BTRFS_REPORT_ERROR ? "ERROR: " :
-		level == BTRFS_REPORT_WARNING ? "WARNING: " : "", msg);
+	if (level == BTRFS_REPORT_ERROR) {
+		cmd_error("%s", msg);
+	} else if (level == BTRFS_REPORT_WARNING) {
+		cmd_warning("%s", msg);
+	} else {
+		fflush(stdout);
+		fprintf(stderr, "%s\n", msg);
+	}
 }
 
 /* ---- option parsing ---- */
@@ -249,16 +255,18 @@ static const struct option long_options[] = {
 	{ "csum-items", no_argument, NULL, OPT_CSUM_ITEMS },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 }
 };
 
-/* returns 0, 1 when --help was handled, or a negative errno */
+/* returns 0, 1 when --help or --version was handled, or a negative errno */
 static int parse_options(int argc, char **argv, struct dump_tree_opts *o)
 {
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "deb:rRut:h", long_options, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":deb:rRut:hV", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'e': o->extent_only = true; break;
 		case 'd': o->device_only = true; break;
@@ -294,14 +302,17 @@ static int parse_options(int argc, char **argv, struct dump_tree_opts *o)
 		case 'h':
 			usage(stdout);
 			return 1;
+		case 'V':
+			printf("%s\n", ghee_version_string);
+			return 1;
 		default:
-			usage(stderr);
+			cmd_option_error("dump-tree", argv, c);
 			return -EINVAL;
 		}
 	}
 	if (optind >= argc) {
 		cmd_error("not enough arguments: a device is needed");
-		usage(stderr);
+		cmd_try_help("dump-tree");
 		return -EINVAL;
 	}
 	if (device_list_init(&o->devices, argv + optind, argc - optind)) {
@@ -912,8 +923,13 @@ static void dump_blocks(struct dump_ctx *d)
 		err = 0;
 		eb = read_tree_block(d->fs_info, o->blocks[i], &check, &err);
 		if (!eb) {
-			cmd_error("failed to read tree block %llu",
-					(unsigned long long)o->blocks[i]);
+			/*
+			 * For an unaligned block the engine's message says it
+			 * all; progs adds its "failed to read" only for 0.
+			 */
+			if (!o->blocks[i] || !(o->blocks[i] % d->fs_info->sectorsize))
+				cmd_error("failed to read tree block %llu",
+					  (unsigned long long)o->blocks[i]);
 			d->errors++;
 			continue;
 		}
@@ -980,7 +996,7 @@ int cmd_dump_tree(int argc, char **argv)
 	close_ctree(fs_info);
 out:
 	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "ERROR: cannot write the output: %s\n", strerror(errno));
+		cmd_error("cannot write the output: %s", strerror(errno));
 		ret = GHEE_EXIT_FAILURE;
 	}
 	device_list_release(&o.devices);

@@ -26,31 +26,59 @@ static void usage(FILE *out)
 	fprintf(out, "usage: ghee COMMAND [OPTIONS] [ARGS]\n\ncommands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-18s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out, "\nRun 'ghee COMMAND --help' for the options of a command.\n");
+	fprintf(out, "\nRun 'ghee COMMAND --help' or 'ghee help COMMAND' for the options of a\n"
+		"command, 'ghee --version' for the version.\n");
+}
+
+static const struct ghee_command *find_command(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (!strcmp(name, commands[i].name))
+			return &commands[i];
+	}
+	return NULL;
+}
+
+/* "ghee help CMD": the command's own --help */
+static int help_command(const char *name)
+{
+	const struct ghee_command *cmd = find_command(name);
+	char *argv[] = { (char *)name, "--help", NULL };
+
+	if (!cmd) {
+		cmd_error("unknown command '%s'", name);
+		cmd_try_help(NULL);
+		return GHEE_EXIT_USAGE;
+	}
+	return cmd->run(2, argv);
 }
 
 int main(int argc, char **argv)
 {
-	size_t i;
+	const struct ghee_command *cmd;
 
 	if (argc < 2) {
 		usage(stderr);
 		return GHEE_EXIT_USAGE;
 	}
+	if (!strcmp(argv[1], "help") && argc > 2)
+		return help_command(argv[2]);
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {
 		usage(stdout);
 		return GHEE_EXIT_OK;
 	}
-	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V") ||
+	    !strcmp(argv[1], "version")) {
 		printf("%s\n", ghee_version_string);
 		return GHEE_EXIT_OK;
 	}
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].run(argc - 1, argv + 1);
-	}
-	fprintf(stderr, "ghee: unknown command '%s'\n", argv[1]);
-	usage(stderr);
+	cmd = find_command(argv[1]);
+	if (cmd)
+		return cmd->run(argc - 1, argv + 1);
+	cmd_error("unknown command '%s'", argv[1]);
+	cmd_try_help(NULL);
 	return GHEE_EXIT_USAGE;
 }

@@ -15,6 +15,8 @@
 #             directory when the test starts; mount things only in here
 #   TEST_DIR  the test's own folder in the source tree (read only)
 #
+# GHEE_TEST_JOBS: how many jobs run_parallel runs at once (default: CPUs).
+#
 # Exit status of a test: 0 pass, 77 skip (after "SKIP: reason"), else fail.
 # Register cleanup with at_exit; do not replace the EXIT trap.
 
@@ -235,27 +237,51 @@ corpus_image()
 	echo "$img"
 }
 
-# corpus_prefetch [NAME...]: restore these images (default all) into the
-# cache, one job per CPU, so later corpus_image calls are instant
-corpus_prefetch()
+# run_parallel FUNC ITEM...: FUNC ITEM for every item, one job per CPU at
+# a time (GHEE_TEST_JOBS overrides), each in a subshell with its own
+# TEST_TMP; what each prints (stdout and stderr) is kept apart and printed
+# in item order at the end.  Status 0 when every FUNC returned 0.
+run_parallel()
 {
-	local name names=("$@") jobs running=0 rc=0
+	local func=$1 jobs running=0 rc=0 i base=$TEST_TMP/parallel
+	local items
 
-	[ ${#names[@]} -eq 0 ] && mapfile -t names < <(corpus_names "")
-	jobs=$(nproc 2>/dev/null || echo 2)
-	for name in "${names[@]}"; do
+	shift
+	items=("$@")
+	jobs=${GHEE_TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}
+	mkdir -p "$base" || fail "cannot create $base"
+	for i in "${!items[@]}"; do
 		if [ $running -ge "$jobs" ]; then
 			wait -n || rc=1
 			running=$((running - 1))
 		fi
-		corpus_image "$name" >/dev/null &
+		(
+			TEST_TMP=$base/$i
+			mkdir -p "$TEST_TMP" && cd "$TEST_TMP" || exit 1
+			"$func" "${items[i]}"
+		) > "$base/$i.log" 2>&1 &
 		running=$((running + 1))
 	done
 	while [ $running -gt 0 ]; do
 		wait -n || rc=1
 		running=$((running - 1))
 	done
-	[ $rc -eq 0 ] || fail "restoring corpus images failed"
+	for i in "${!items[@]}"; do
+		cat "$base/$i.log"
+		rm -rf "${base:?}/$i" "$base/$i.log"
+	done
+	return $rc
+}
+
+# corpus_prefetch [NAME...]: restore these images (default all) into the
+# cache, one job per CPU, so later corpus_image calls are instant
+corpus_prefetch()
+{
+	local names=("$@")
+
+	[ ${#names[@]} -eq 0 ] && mapfile -t names < <(corpus_names "")
+	_corpus_restore() { corpus_image "$1" >/dev/null; }
+	run_parallel _corpus_restore "${names[@]}" || fail "restoring corpus images failed"
 }
 
 # corpus_copy NAME [DEST]: a private writable copy (default in TEST_TMP)

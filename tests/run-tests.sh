@@ -22,6 +22,12 @@
 # or anything else (fail).  Logs go to BUILDDIR/tests/results/.  The last
 # line printed is always "N passed, N failed, N skipped"; the exit status
 # is 1 when anything failed.
+#
+# GHEE_SHARE_CACHE=DIR: another build's test cache (./run-tests.sh
+# --sanitizers passes build/tests/cache); the parts that do not depend on
+# the build (restored corpus images, kernel-written images, the
+# fault-injection and libFuzzer builds of the same sources) are used
+# through symlinks instead of being made again.
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILDDIR=
@@ -101,8 +107,23 @@ setup_env()
 		export CK_TIMEOUT_MULTIPLIER=${CK_TIMEOUT_MULTIPLIER:-4}
 	fi
 	mkdir -p "$CACHE"
+	share_cache
 	rm -rf "$RESULTS"
 	mkdir -p "$RESULTS"
+}
+
+# link the build-independent parts of $GHEE_SHARE_CACHE into $CACHE
+share_cache()
+{
+	local src=${GHEE_SHARE_CACHE:-} d
+
+	[ -n "$src" ] && [ -d "$src" ] || return 0
+	src=$(cd "$src" && pwd)
+	[ "$src" = "$(cd "$CACHE" && pwd)" ] && return 0
+	for d in corpus images fsck-extents fsck-fs-trees mkfs-fault-build fuzz; do
+		[ -d "$src/$d" ] || mkdir -p "$src/$d" || continue
+		[ -e "$CACHE/$d" ] || [ -L "$CACHE/$d" ] || ln -s "$src/$d" "$CACHE/$d"
+	done
 }
 
 print_header()

@@ -70,6 +70,7 @@ struct check_options {
 	bool progress;
 	bool quiet;
 	bool noscan;		/* only the listed devices */
+	bool force;		/* go on when mounted read-only */
 	enum check_format format;
 	const char *const *devices;
 	int nr_devices;

@@ -173,8 +173,9 @@ void check_json_cannot(struct check_json *j, const char *message, int err)
 {
 	json_array_end(&j->w);
 	json_kv_string(&j->w, "result", "cannot-check");
-	json_kv_stringf(&j->w, "error", "%s%s%s", message, message[0] ? ": " : "",
-			strerror(-err));
+	/* err 0: @message says it all */
+	json_kv_stringf(&j->w, "error", "%s%s%s", message,
+			message[0] && err ? ": " : "", err ? strerror(-err) : "");
 	json_kv_s64(&j->w, "exit_code", CHECK_EXIT_CANNOT);
 	json_object_end(&j->w);
 	json_writer_finish(&j->w);

@@ -16,6 +16,7 @@
 #include "json-output.h"
 #include "cmds/commands.h"
 #include "cmds/device-scan.h"
+#include "cmds/mount-probe.h"
 #include "kernel-shared/print-tree.h"
 
 
@@ -37,15 +38,20 @@ static void usage(FILE *out)
 		"                        other devices of a multi-device filesystem)\n"
 		"  --check-data-csum     read every data block and verify its checksum\n"
 		"  -p, --progress        show progress (default on a terminal)\n"
+		"  --no-progress         do not show progress, even on a terminal\n"
 		"  -q, --quiet           print only findings and the summary line\n"
 		"  --format text|json    output format\n"
+		"  --force               check a filesystem that is mounted read-only\n"
+		"                        (a read-write mount is always refused)\n"
 		"  -h, --help            this help\n"
+		"  -V, --version         print the version\n"
 		"\n"
-		"Exit status: 0 no errors, 1 errors found, 2 could not check.\n");
+		"Exit status: 0 no errors, 4 errors found, 8 could not check,\n"
+		"16 usage error.\n");
 }
 
 enum { OPT_CHUNK_ROOT = 256, OPT_CSUM, OPT_FORMAT, OPT_READONLY, OPT_NOPROGRESS,
-       OPT_NOSCAN };
+       OPT_NOSCAN, OPT_FORCE };
 
 static int parse_u64(const char *s, u64 *v)
 {
@@ -70,7 +76,9 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 		{ "noscan", no_argument, NULL, OPT_NOSCAN },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "format", required_argument, NULL, OPT_FORMAT },
+		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, progress = -1;
@@ -79,14 +87,15 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 	memset(o, 0, sizeof(*o));
 	o->super_mirror = -1;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "s:br:pqh", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":s:br:pqhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_READONLY:
 			break;
 		case 's':
 			if (parse_u64(optarg, &v) || v >= BTRFS_SUPER_MIRROR_MAX) {
-				fprintf(stderr, "ghee check: invalid superblock mirror '%s', expect 0..%d\n",
-					optarg, BTRFS_SUPER_MIRROR_MAX - 1);
+				cmd_error("invalid superblock mirror '%s', expect 0..%d",
+					  optarg, BTRFS_SUPER_MIRROR_MAX - 1);
 				return -EINVAL;
 			}
 			o->super_mirror = (int)v;
@@ -97,7 +106,7 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 		case 'r':
 		case OPT_CHUNK_ROOT:
 			if (parse_u64(optarg, &v) || !v) {
-				fprintf(stderr, "ghee check: invalid block number '%s'\n", optarg);
+				cmd_error("invalid block number '%s'", optarg);
 				return -EINVAL;
 			}
 			if (c == 'r')
@@ -126,26 +135,32 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 			} else if (!strcmp(optarg, "text")) {
 				o->format = CHECK_FORMAT_TEXT;
 			} else {
-				fprintf(stderr, "ghee check: unknown format '%s', expect text or json\n",
-					optarg);
+				cmd_error("unknown format '%s', expect text or json",
+					  optarg);
 				return -EINVAL;
 			}
+			break;
+		case OPT_FORCE:
+			o->force = true;
 			break;
 		case 'h':
 			usage(stdout);
 			exit(CHECK_EXIT_CLEAN);
+		case 'V':
+			printf("%s\n", ghee_version_string);
+			exit(CHECK_EXIT_CLEAN);
 		default:
-			usage(stderr);
+			cmd_option_error("check", argv, c);
 			return -EINVAL;
 		}
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "ghee check: no device given\n");
-		usage(stderr);
+		cmd_error("no device given");
+		cmd_try_help("check");
 		return -EINVAL;
 	}
 	if (o->use_backup_roots && o->tree_root) {
-		fprintf(stderr, "ghee check: -b and -r cannot be used together\n");
+		cmd_error("-b and -r cannot be used together");
 		return -EINVAL;
 	}
 	o->devices = (const char *const *)argv + optind;
@@ -166,12 +181,50 @@ static void check_engine_report(void *data, enum btrfs_report_level level,
 {
 	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	struct check_ctx *ctx = data;
+	char *buf = ctx->shared->last_engine_msg;
+	size_t len = sizeof(ctx->shared->last_engine_msg);
+	size_t used = strlen(buf);
 
-	(void)level;
 	pthread_mutex_lock(&lock);
-	snprintf(ctx->shared->last_engine_msg, sizeof(ctx->shared->last_engine_msg),
-		 "%s", msg);
+	/*
+	 * While the filesystem is being opened (no fs_info yet), every error
+	 * is kept: the last one ("no valid btrfs superblock") needs the
+	 * earlier ones for its reason ("device too small"); a warning then
+	 * is no reason and does not replace them.
+	 */
+	if (ctx->fs_info || !used)
+		snprintf(buf, len, "%s", msg);
+	else if (level == BTRFS_REPORT_ERROR && used + 3 < len)
+		snprintf(buf + used, len - used, "; %s", msg);
 	pthread_mutex_unlock(&lock);
+}
+
+/*
+ * Why open failed, in one line: the engine's messages, which name the
+ * reason themselves; the errno only when they do not give it, or when
+ * there are none.
+ */
+static const char *check_open_error(char *msg, size_t len, int err)
+{
+	const char *reason = strerror(-err);
+	char *last = NULL, *p, tmp[512];
+	size_t used = strlen(msg);
+
+	if (!used)
+		return reason;
+	/* the last message says what failed, the earlier ones why: put it first */
+	for (p = strstr(msg, "; "); p; p = strstr(p + 2, "; "))
+		last = p;
+	if (last && len <= sizeof(tmp)) {
+		*last = '\0';
+		snprintf(tmp, sizeof(tmp), "%s: %s", last + 2, msg);
+		snprintf(msg, len, "%s", tmp);
+		used = strlen(msg);
+	}
+	if (err != -EINVAL && err != -ENOENT && err != -EUCLEAN &&
+	    !strstr(msg, reason))
+		snprintf(msg + used, len - used, ": %s", reason);
+	return msg;
 }
 
 /* the backup slot with the newest tree root generation, -1 if none */
@@ -309,12 +362,13 @@ static int check_devices(const struct check_options *opts)
 		ctx.json = check_json_begin(stdout, opts);
 	ctx.fs_info = open_for_check(&ctx, &err);
 	if (!ctx.fs_info) {
+		const char *why = check_open_error(shared.last_engine_msg,
+						   sizeof(shared.last_engine_msg), err);
+
 		if (ctx.json)
-			check_json_cannot(ctx.json, shared.last_engine_msg, err);
+			check_json_cannot(ctx.json, why, 0);
 		else
-			fprintf(stderr, "ghee check: cannot check: %s%s%s\n",
-				shared.last_engine_msg[0] ? shared.last_engine_msg : "",
-				shared.last_engine_msg[0] ? ": " : "", strerror(-err));
+			cmd_error("cannot check: %s", why);
 		check_shared_release(&shared);
 		return CHECK_EXIT_CANNOT;
 	}
@@ -326,6 +380,65 @@ static int check_devices(const struct check_options *opts)
 	return code;
 }
 
+/*
+ * The kernel may write a read-write mounted filesystem at any moment: the
+ * blocks read would not belong to one generation and the findings would
+ * be false alarms.  A read-only mount is stable enough with --force.
+ * 0 when the check may go on, else why not in @why.
+ */
+static int mounted_reason(const struct check_options *o, char *why, size_t len)
+{
+	char how[2 * PATH_MAX + 16];
+	struct mount_state ms;
+	struct stat st;
+	int i, ret;
+
+	for (i = 0; i < o->nr_devices; i++) {
+		if (stat(o->devices[i], &st))
+			continue;	/* opening it reports the reason */
+		ret = mount_probe(&st, &ms);
+		if (ret < 0) {
+			snprintf(why, len, "cannot tell whether %s is mounted: %s",
+				 o->devices[i], strerror(-ret));
+			return ret;
+		}
+		if (!ms.mounted)
+			continue;
+		snprintf(how, sizeof(how), "%s%s%s", ms.where,
+			 ms.through[0] ? " through " : "", ms.through);
+		if (ms.read_write) {
+			snprintf(why, len, "%s is mounted read-write on %s: a filesystem that is being written cannot be checked, unmount it (or remount it read-only and use --force)",
+				 o->devices[i], how);
+			return -EBUSY;
+		}
+		if (!o->force) {
+			snprintf(why, len, "%s is mounted read-only on %s: use --force to check it anyway",
+				 o->devices[i], how);
+			return -EBUSY;
+		}
+		cmd_warning("%s is mounted read-only on %s: checking it anyway (--force); findings may be wrong if it is remounted read-write meanwhile",
+			    o->devices[i], how);
+	}
+	return 0;
+}
+
+/* refuse a mounted filesystem; 0 when the check may go on, else the exit status */
+static int refuse_if_mounted(const struct check_options *o)
+{
+	char why[4 * PATH_MAX];
+	struct check_json *json;
+
+	if (!mounted_reason(o, why, sizeof(why)))
+		return 0;
+	cmd_error("%s", why);
+	if (o->format == CHECK_FORMAT_JSON) {
+		json = check_json_begin(stdout, o);
+		if (json)
+			check_json_cannot(json, why, 0);
+	}
+	return CHECK_EXIT_CANNOT;
+}
+
 int cmd_check(int argc, char **argv)
 {
 	struct device_list devices;
@@ -335,14 +448,16 @@ int cmd_check(int argc, char **argv)
 	if (parse_options(argc, argv, &opts))
 		return CHECK_EXIT_USAGE;
 	if (device_list_init(&devices, argv + optind, opts.nr_devices)) {
-		fprintf(stderr, "ghee check: out of memory\n");
+		cmd_error("out of memory");
 		return CHECK_EXIT_CANNOT;
 	}
 	if (!opts.noscan)
 		device_list_scan(&devices);
 	opts.devices = devices.paths;
 	opts.nr_devices = devices.nr_paths;
-	code = check_devices(&opts);
+	code = refuse_if_mounted(&opts);
+	if (!code)
+		code = check_devices(&opts);
 	device_list_release(&devices);
 	return code;
 }

@@ -147,7 +147,6 @@ static int parse_one(int c, const char *arg, struct mkfs_raw *raw)
 		cmd_error("--rootdir is not supported by ghee mkfs yet");
 		return -EINVAL;
 	default:
-		fputs(usage_text, stderr);
 		return -EINVAL;
 	}
 	return 0;
@@ -172,15 +171,20 @@ static int parse_args(int argc, char **argv, struct mkfs_raw *raw)
 	memset(raw, 0, sizeof(*raw));
 	raw->verbosity = 1;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:m:Mn:s:O:R:L:U:b:KfqvVl:r:",
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":d:m:Mn:s:O:R:L:U:b:KfqvVl:r:",
 				long_options, NULL)) != -1) {
+		if (c == '?' || c == ':') {
+			cmd_option_error("mkfs", argv, c);
+			return -EINVAL;
+		}
 		ret = parse_one(c, optarg, raw);
 		if (ret)
 			return ret;
 	}
 	if (optind >= argc && !wants_list_all(raw)) {
 		cmd_error("no device given");
-		fputs(usage_text, stderr);
+		cmd_try_help("mkfs");
 		return -EINVAL;
 	}
 	raw->devices = argv + optind;

@@ -4,14 +4,13 @@
  * geometry needs.  Every target is opened once here and kept open (block
  * devices exclusively, so nobody can mount them behind our back); then
  *   - a mounted device, a swap device or a loop-backed image in use is
- *     always refused;
+ *     always refused (mount detection: cmds/mount-probe.c);
  *   - libblkid probes for filesystems and partition tables, refused
  *     unless -f, naming what was found;
  *   - sizes come from BLKGETSIZE64 or st_size, clamped by -b.
  * A missing image file is created when -b gives its size.
  */
 #include "config.h"
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -27,142 +26,16 @@
 #include <blkid.h>
 #include <uuid/uuid.h>
 #include "mkfs.h"
+#include "cmds/mount-probe.h"
 
-/* the unescaped form of a /proc path field ("\040" is a space) */
-static void unescape_octal(char *s)
+/* an image file attached to a loop device that another program holds */
+static int check_loop_held(const char *path, const struct stat *st)
 {
-	char *out = s;
-
-	while (*s) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
-		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-			*out++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
-					(s[3] - '0'));
-			s += 4;
-		} else {
-			*out++ = *s++;
-		}
-	}
-	*out = '\0';
-}
-
-/* true when @path names the same object as @st (block device or file) */
-static bool same_object(const char *path, const struct stat *st)
-{
-	struct stat other;
-
-	if (stat(path, &other))
-		return false;
-	if (S_ISBLK(st->st_mode))
-		return S_ISBLK(other.st_mode) && other.st_rdev == st->st_rdev;
-	return S_ISREG(other.st_mode) && other.st_dev == st->st_dev &&
-	       other.st_ino == st->st_ino;
-}
-
-/*
- * Is the block device (or file) @st the source of a mount?  Mount sources
- * are read from /proc/self/mounts: btrfs shows one device per filesystem
- * there, the others are caught by the exclusive open.
- */
-static int find_mount(const struct stat *st, char *where, size_t len)
-{
-	char line[4096], src[PATH_MAX], dir[PATH_MAX];
-	FILE *f = fopen("/proc/self/mounts", "r");
-	int found = 0;
-
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%4095s %4095s", src, dir) != 2)
-			continue;
-		if (src[0] != '/')
-			continue;
-		unescape_octal(src);
-		if (same_object(src, st)) {
-			unescape_octal(dir);
-			snprintf(where, len, "%s", dir);
-			found = 1;
-			break;
-		}
-	}
-	fclose(f);
-	return found;
-}
-
-static bool is_swap(const struct stat *st)
-{
-	char line[4096], name[PATH_MAX];
-	FILE *f = fopen("/proc/swaps", "r");
-	bool found = false;
-
-	if (!f)
-		return false;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%4095s", name) != 1 || name[0] != '/')
-			continue;
-		unescape_octal(name);
-		if (same_object(name, st)) {
-			found = true;
-			break;
-		}
-	}
-	fclose(f);
-	return found;
-}
-
-/*
- * A loop device backed by this image file, found through the attached
- * loop devices in /sys/block.  The kernel tells each one's backing inode,
- * so renamed or relative paths are matched too.  0 when found.
- */
-static int find_backing_loop(const struct stat *st, char *loopdev, size_t len)
-{
-	struct loop_info64 info;
-	struct dirent *de;
-	char path[PATH_MAX];
-	DIR *dir = opendir("/sys/block");
-	int fd, ret = -1;
-
-	if (!dir)
-		return -1;
-	while (ret && (de = readdir(dir))) {
-		if (strncmp(de->d_name, "loop", 4))
-			continue;
-		snprintf(path, sizeof(path), "/sys/block/%s/loop", de->d_name);
-		if (access(path, F_OK))
-			continue;	/* not attached */
-		snprintf(path, sizeof(path), "/dev/%s", de->d_name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		if (!ioctl(fd, LOOP_GET_STATUS64, &info) &&
-		    info.lo_inode == st->st_ino &&
-		    info.lo_device == st->st_dev) {
-			snprintf(loopdev, len, "%s", path);
-			ret = 0;
-		}
-		close(fd);
-	}
-	closedir(dir);
-	return ret;
-}
-
-/* an image file attached to a loop device that is mounted or held */
-static int check_loop_backing(const char *path, const struct stat *st)
-{
-	char loopdev[PATH_MAX], where[PATH_MAX];
-	struct stat lst;
+	char loopdev[PATH_MAX];
 	int fd;
 
-	if (find_backing_loop(st, loopdev, sizeof(loopdev)) < 0)
+	if (mount_probe_backing_loop(st, loopdev, sizeof(loopdev)) < 0)
 		return 0;
-	if (stat(loopdev, &lst))
-		return 0;
-	if (find_mount(&lst, where, sizeof(where)) > 0) {
-		cmd_error("%s is mounted on %s (through %s)", path, where,
-			   loopdev);
-		return -EBUSY;
-	}
 	fd = open(loopdev, O_RDONLY | O_EXCL | O_CLOEXEC);
 	if (fd < 0 && errno == EBUSY) {
 		cmd_error("%s is in use through %s", path, loopdev);
@@ -175,25 +48,29 @@ static int check_loop_backing(const char *path, const struct stat *st)
 
 static int check_not_in_use(const char *path, const struct stat *st)
 {
-	char where[PATH_MAX];
+	struct mount_state ms;
 	int ret;
 
-	ret = find_mount(st, where, sizeof(where));
+	ret = mount_probe(st, &ms);
 	if (ret < 0) {
 		cmd_error("cannot check mount status of %s: %s", path,
 			   strerror(-ret));
 		return ret;
 	}
-	if (ret) {
-		cmd_error("%s is mounted on %s", path, where);
+	if (ms.mounted) {
+		if (ms.through[0])
+			cmd_error("%s is mounted on %s (through %s)", path,
+				   ms.where, ms.through);
+		else
+			cmd_error("%s is mounted on %s", path, ms.where);
 		return -EBUSY;
 	}
-	if (is_swap(st)) {
+	if (mount_probe_is_swap(st)) {
 		cmd_error("%s is a swap device", path);
 		return -EBUSY;
 	}
 	if (S_ISREG(st->st_mode))
-		return check_loop_backing(path, st);
+		return check_loop_held(path, st);
 	return 0;
 }
 

@@ -22,8 +22,6 @@ CRAFT="python3 $TEST_DIR/craft-super.py"
 IMG=$TEST_TMP/img
 mkdir -p "$IMG" || fail "cannot create $IMG"
 
-NR_SAME=0
-NR_DIFF=0
 IMAGES=()
 
 # mkimg NAME SIZE MKFS-ARGS...: a fresh sparse image made by mkfs.btrfs
@@ -67,11 +65,21 @@ compare()
 		ok=0
 	fi
 	if [ $ok = 1 ]; then
-		NR_SAME=$((NR_SAME + 1))
+		echo "SAME: dump-super $*"
 	else
-		echo "DIFFERS: dump-super $*" >&2
-		NR_DIFF=$((NR_DIFF + 1))
+		echo "DIFFERS: dump-super $*"
 	fi
+}
+
+# every argument set on one image, in a run_parallel job
+one_image()
+{
+	local args
+
+	for args in "${ARGSETS[@]}"; do
+		# shellcheck disable=SC2086 # word splitting of the options wanted
+		compare $args "$1"
+	done
 }
 
 ARGSETS=("" "-f" "-a" "-s 1" "--bytenr 67108864" "-a -f" "-s 2")
@@ -162,13 +170,10 @@ craft metadata-uuid-zero incompat=0x741
 derive mirror1-bad node-16384
 $CRAFT "$IMG/mirror1-bad" 67108864 magic=0 || fail "craft mirror1-bad"
 
-for img in "${IMAGES[@]}"; do
-	for args in "${ARGSETS[@]}"; do
-		# shellcheck disable=SC2086 # word splitting of the options wanted
-		compare $args "$img"
-	done
-done
+run_parallel one_image "${IMAGES[@]}" > "$TEST_TMP/compare.log" ||
+	{ cat "$TEST_TMP/compare.log"; fail "ghee crashed"; }
 # forced dumps of what is not a superblock, and progs' deprecated syntax
+{
 compare -F --bytenr 4096 "$IMG/csum-crc32c"
 compare -fF --bytenr 4096 "$IMG/csum-crc32c"
 compare -fF "$IMG/magic-garbage"
@@ -180,16 +185,19 @@ compare -a -f "$IMG/raid1-a" "$IMG/raid1-b"
 compare "$IMG/csum-crc32c" "$TEST_TMP/no-such-device" "$IMG/node-4096"
 compare -a "$IMG/mirror1-bad" "$IMG/csum-crc32c"
 compare "$TEST_TMP"
+} >> "$TEST_TMP/compare.log"
+grep -v '^SAME: ' "$TEST_TMP/compare.log"
+NR_SAME=$(grep -c '^SAME: ' "$TEST_TMP/compare.log")
+NR_DIFF=$(grep -c '^DIFFERS: ' "$TEST_TMP/compare.log")
+[ $((NR_SAME + NR_DIFF)) -eq $((${#IMAGES[@]} * ${#ARGSETS[@]} + 11)) ] ||
+	fail "$((NR_SAME + NR_DIFF)) comparisons made, expected $((${#IMAGES[@]} * ${#ARGSETS[@]} + 11))"
 
 echo "text: $NR_SAME of $((NR_SAME + NR_DIFF)) comparisons identical (${#IMAGES[@]} images)"
 [ $NR_DIFF -eq 0 ] || fail "$NR_DIFF comparisons differ"
 
 # ---- JSON ----
-nr_json=0
-for img in "${IMAGES[@]}"; do
-	python3 "$TEST_DIR/json-check.py" "$GHEE" "$img" || fail "JSON of $img"
-	nr_json=$((nr_json + 1))
-done
+python3 "$TEST_DIR/json-check.py" "$GHEE" "${IMAGES[@]}" || fail "JSON differs from the text"
+nr_json=${#IMAGES[@]}
 # a document cut short by an error is still complete JSON
 "$GHEE" dump-super --format json -a "$IMG/mirror1-bad" >"$TEST_TMP/bad.json" 2>/dev/null
 [ $? -eq 1 ] || fail "bad magic in JSON mode should exit 1"

@@ -55,14 +55,20 @@ matrix=(
 	"holes -O ^no-holes --rootdir $root"
 	"no-fst -R ^free-space-tree --rootdir $root"
 )
-for entry in "${matrix[@]}"; do
-	read -r -a args <<< "$entry"
+# one matrix entry; a worker of dt_parallel
+one_entry()
+{
+	local args name img
+
+	read -r -a args <<< "$1"
 	name=${args[0]}
 	img=$(mkimg "$name" "${args[@]:1}") || exit
 	dt_all_modes "$name" "$img"
 	dt_compare "$name" "--follow -b $(btrfs inspect-internal dump-tree -r "$img" |
 		awk '/^root tree:/ { print $3 }')" "$img"
-done
+	rm -f "$img"
+}
+dt_parallel one_entry "${matrix[@]}"
 
 # two devices, raid1 data and metadata: both given, and only the first
 d1=$TEST_TMP/r1.img

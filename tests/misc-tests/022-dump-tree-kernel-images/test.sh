@@ -19,7 +19,11 @@ rc=$?
 
 mapfile -t names < <("$TOP/tests/images/list.sh" "$CACHE")
 [ ${#names[@]} -gt 0 ] || skip "no kernel images were built"
-for name in "${names[@]}"; do
+# one image; a worker of dt_parallel
+one_image()
+{
+	local name=$1 devs
+
 	if [ -f "$CACHE/images/$name.devices" ]; then
 		mapfile -t devs < "$CACHE/images/$name.devices"
 		devs=("${devs[@]/#/$CACHE/images/}")
@@ -29,7 +33,9 @@ for name in "${names[@]}"; do
 	else
 		dt_all_modes "$name" "$CACHE/images/$name.img"
 	fi
-done
+}
+
+dt_parallel one_image "${names[@]}"
 echo "${#names[@]} images"
 dt_summary "kernel images"
 exit 0

@@ -37,7 +37,7 @@ expect_usage()
 }
 
 expect_usage "no device given"
-expect_usage "usage:" --no-such-option "$img"
+expect_usage "ERROR: unknown option '--no-such-option'" --no-such-option "$img"
 expect_usage "illegal nodesize 8000" -n 8000 "$img"
 expect_usage "illegal nodesize 131072 (larger than 65536)" -n 128k "$img"
 expect_usage "illegal nodesize 2048 (smaller than 4096)" -n 2k "$img"
