@@ -124,6 +124,7 @@ static void usage(FILE *out)
 	      "  --no-paths                do not resolve owners to paths\n"
 	      "  --noscan                  use only the listed devices\n"
 	      "  --format text|json        output format (default text)\n"
+	      "  -V|--version              print the version\n"
 	      "  -h|--help                 this help\n"
 	      "\n"
 	      "Numbers may be decimal or 0x hex, with an optional K, M, G or T\n"
@@ -220,13 +221,14 @@ static int parse_options(int argc, char **argv, struct de_opts *o)
 		{ "noscan", no_argument, NULL, OPT_NOSCAN },
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool have_len;
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hV", long_options, NULL)) != -1) {
 		switch (c) {
 		case OPT_RANGE:
 			if (!set_mode(o, MODE_RANGE) ||
@@ -283,8 +285,11 @@ static int parse_options(int argc, char **argv, struct de_opts *o)
 		case 'h':
 			usage(stdout);
 			return 1;
+		case 'V':
+			printf("%s\n", ghee_version_string);
+			return 1;
 		default:
-			usage(stderr);
+			cmd_option_error("dump-extents", argv, c);
 			return -EINVAL;
 		}
 	}

@@ -95,6 +95,7 @@ static void usage(FILE *out)
 	      "  --compare tree|cache|extents  print where that source and --source disagree\n"
 	      "                             (exit 1 when they do)\n"
 	      "  --format text|json         output format (default text)\n"
+	      "  -V|--version               print the version\n"
 	      "  -h|--help                  this help\n"
 	      "\n"
 	      "Exit status: 0 ok, 1 something could not be read (or --compare found a\n"
@@ -153,12 +154,13 @@ static int parse_options(int argc, char **argv, struct dfs_opts *o)
 		{ "compare", required_argument, NULL, OPT_COMPARE },
 		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c, f;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "xh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "xhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'x':
 			o->extents = true;
@@ -195,8 +197,11 @@ static int parse_options(int argc, char **argv, struct dfs_opts *o)
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 'V':
+			printf("%s\n", ghee_version_string);
+			return 0;
 		default:
-			usage(stderr);
+			cmd_option_error("dump-free-space", argv, c);
 			return -1;
 		}
 	}

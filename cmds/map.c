@@ -80,6 +80,7 @@ static void usage(FILE *out)
 	      "  --physical           lay out by physical offset, one band per device\n"
 	      "  --png FILE           also rasterize to PNG with rsvg-convert\n"
 	      "  --noscan             use only the listed devices\n"
+	      "  -V|--version         print the version\n"
 	      "  -h|--help            this help\n", out);
 }
 
@@ -105,12 +106,13 @@ static int parse_options(int argc, char **argv, struct map_opts *o)
 		{ "png", required_argument, NULL, OPT_PNG },
 		{ "noscan", no_argument, NULL, OPT_NOSCAN },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:hV", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'o': o->output = optarg; break;
 		case OPT_PHYSICAL: o->physical = true; break;
@@ -119,8 +121,11 @@ static int parse_options(int argc, char **argv, struct map_opts *o)
 		case 'h':
 			usage(stdout);
 			return 1;
+		case 'V':
+			printf("%s\n", ghee_version_string);
+			return 1;
 		default:
-			usage(stderr);
+			cmd_option_error("map", argv, c);
 			return -EINVAL;
 		}
 	}

@@ -81,6 +81,7 @@ static void usage(FILE *out)
 	      "                         fs, csum, quota, uuid, free-space, block-group,\n"
 	      "                         data-reloc (repeatable)\n"
 	      "  --format text|json     output format (default text)\n"
+	      "  -V|--version           print the version\n"
 	      "  -h|--help              this help\n"
 	      "\n"
 	      "Exit status: 0 ok, 1 a tree or block could not be read, 2 usage error.\n", out);
@@ -367,6 +368,7 @@ int cmd_tree_stats(int argc, char **argv)
 		{ "tree", required_argument, NULL, 't' },
 		{ "format", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct inspect_open io;
@@ -377,7 +379,7 @@ int cmd_tree_stats(int argc, char **argv)
 
 	memset(&c, 0, sizeof(c));
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "bt:h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "bt:hV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'b':
 			c.raw = true;
@@ -407,8 +409,12 @@ int cmd_tree_stats(int argc, char **argv)
 			usage(stdout);
 			free(ids);
 			return GHEE_EXIT_OK;
+		case 'V':
+			printf("%s\n", ghee_version_string);
+			free(ids);
+			return GHEE_EXIT_OK;
 		default:
-			usage(stderr);
+			cmd_option_error("tree-stats", argv, ch);
 			free(ids);
 			return GHEE_EXIT_USAGE;
 		}

@@ -59,6 +59,7 @@ static void usage_help(FILE *out)
 	      "\n"
 	      "  -b|--raw               sizes in bytes (default: human units, base 1024)\n"
 	      "  --format text|json     output format (default text; JSON is always in bytes)\n"
+	      "  -V|--version           print the version\n"
 	      "  -h|--help              this help\n"
 	      "\n"
 	      "Exit status: 0 ok, 1 something could not be read, 2 usage error.\n", out);
@@ -403,6 +404,7 @@ int cmd_usage(int argc, char **argv)
 		{ "raw", no_argument, NULL, 'b' },
 		{ "format", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct usage_opts o = { 0 };
@@ -413,7 +415,7 @@ int cmd_usage(int argc, char **argv)
 	int c, f, ret;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "bh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "bhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 			o.raw = true;
@@ -429,8 +431,11 @@ int cmd_usage(int argc, char **argv)
 		case 'h':
 			usage_help(stdout);
 			return GHEE_EXIT_OK;
+		case 'V':
+			printf("%s\n", ghee_version_string);
+			return GHEE_EXIT_OK;
 		default:
-			usage_help(stderr);
+			cmd_option_error("usage", argv, c);
 			return GHEE_EXIT_USAGE;
 		}
 	}
