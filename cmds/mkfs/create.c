@@ -28,6 +28,9 @@
 #include "kernel-shared/block-group.h"
 #include "kernel-shared/fs-create.h"
 #include "kernel-shared/messages.h"
+#include "kernel-shared/csum.h"
+#include "kernel-shared/chunk-alloc.h"
+#include "kernel-shared/ctree.h"
 
 static void report_to_stderr(void *ctx, enum btrfs_report_level level,
 			     const char *msg)
@@ -42,28 +45,53 @@ static void report_to_stderr(void *ctx, enum btrfs_report_level level,
 		fprintf(stderr, "%s\n", msg);
 }
 
+/*
+ * With -U every other UUID follows from it, so that equal inputs give
+ * equal images: sha256 of the fsid and a label naming the UUID's role,
+ * shaped as a random (version 4) UUID.
+ */
+static void derive_uuid(const u8 *fsid, const char *role, u8 *out)
+{
+	u8 in[BTRFS_FSID_SIZE + 32], digest[BTRFS_CSUM_SIZE];
+	size_t len = strlen(role);
+
+	memcpy(in, fsid, BTRFS_FSID_SIZE);
+	memcpy(in + BTRFS_FSID_SIZE, role, len);
+	btrfs_csum_data(BTRFS_CSUM_TYPE_SHA256, in, BTRFS_FSID_SIZE + len, digest);
+	memcpy(out, digest, BTRFS_UUID_SIZE);
+	out[6] = (u8)((out[6] & 0x0f) | 0x40);
+	out[8] = (u8)((out[8] & 0x3f) | 0x80);
+}
+
 static void set_identities(const struct mkfs_params *p, struct mkfs_geometry *g,
 			   struct btrfs_create_params *cp)
 {
-	struct timespec now;
+	char role[32];
 	int i;
 
 	if (p->fsid_given)
 		memcpy(cp->fsid, p->fsid, BTRFS_FSID_SIZE);
 	else
 		uuid_generate(cp->fsid);
-	uuid_generate(cp->chunk_tree_uuid);
-	uuid_generate(cp->fs_tree_uuid);
+	if (p->fsid_given) {
+		derive_uuid(cp->fsid, "chunk-tree", cp->chunk_tree_uuid);
+		derive_uuid(cp->fsid, "subvol-5", cp->fs_tree_uuid);
+	} else {
+		uuid_generate(cp->chunk_tree_uuid);
+		uuid_generate(cp->fs_tree_uuid);
+	}
 	for (i = 0; i < g->nr_devs; i++) {
+		snprintf(role, sizeof(role), "device-%d", i + 1);
 		if (i == 0 && p->dev_uuid_given)
 			memcpy(g->devs[i].uuid, p->dev_uuid, BTRFS_UUID_SIZE);
+		else if (p->fsid_given)
+			derive_uuid(cp->fsid, role, g->devs[i].uuid);
 		else
 			uuid_generate(g->devs[i].uuid);
 	}
 	memcpy(cp->label, p->label, sizeof(cp->label));
-	clock_gettime(CLOCK_REALTIME, &now);
-	cp->now_sec = (u64)now.tv_sec;
-	/* mkfs.btrfs stamps whole seconds */
+	/* SOURCE_DATE_EPOCH or now; mkfs.btrfs stamps whole seconds */
+	cp->now_sec = p->now_sec;
 	cp->now_nsec = 0;
 }
 
@@ -237,8 +265,124 @@ static void wipe_after_failure(const struct mkfs_geometry *g)
 	}
 }
 
-static int build(const struct mkfs_params *p, struct btrfs_create_params *cp,
-		 struct mkfs_result *res)
+/*
+ * Quota after --rootdir: the top subvolume's qgroup holds every tree
+ * block of the fs tree and every data extent it references (all its own:
+ * nothing is shared yet).  Counted after a commit, when the fs tree
+ * does not change any more.
+ */
+static int count_tree_blocks(struct extent_buffer *eb,
+			     u64 *nr)
+{
+	int i, ret = 0;
+
+	(*nr)++;
+	if (!btrfs_eb_level(eb))
+		return 0;
+	for (i = 0; !ret && i < (int)btrfs_eb_nritems(eb); i++) {
+		struct extent_buffer *child = btrfs_read_node_slot(eb, i, &ret);
+
+		if (!child)
+			return ret ? ret : -EIO;
+		ret = count_tree_blocks(child, nr);
+		free_extent_buffer(child);
+	}
+	return ret;
+}
+
+static int update_top_qgroup(struct btrfs_trans_handle *trans, u64 data_bytes)
+{
+	struct btrfs_fs_info *fs = trans->fs_info;
+	struct btrfs_root *quota = btrfs_get_root(fs, BTRFS_QUOTA_TREE_OBJECTID);
+	struct btrfs_key key = { 0, BTRFS_QGROUP_INFO_KEY, BTRFS_FS_TREE_OBJECTID };
+	struct btrfs_qgroup_info_item info;
+	struct btrfs_path path;
+	u64 blocks = 0, bytes;
+	int ret;
+
+	if (!quota)
+		return -ENOENT;
+	ret = count_tree_blocks(fs->fs_root.node, &blocks);
+	if (ret)
+		return ret;
+	bytes = blocks * fs->nodesize + data_bytes;
+	btrfs_init_path(&path);
+	ret = btrfs_search_slot(trans, quota, &key, &path, 0, 1);
+	if (ret > 0)
+		ret = -ENOENT;
+	if (!ret) {
+		memcpy(&info, btrfs_item_ptr_raw(path.nodes[0], path.slots[0]), sizeof(info));
+		btrfs_set_qgroup_info_generation(&info, trans->transid);
+		btrfs_set_qgroup_info_rfer(&info, bytes);
+		btrfs_set_qgroup_info_rfer_cmpr(&info, bytes);
+		btrfs_set_qgroup_info_excl(&info, bytes);
+		btrfs_set_qgroup_info_excl_cmpr(&info, bytes);
+		btrfs_write_item_data(&path, 0, &info, sizeof(info));
+	}
+	btrfs_release_path(&path);
+	return ret;
+}
+
+static int commit_and_restart(struct btrfs_fs_info *fs, struct btrfs_trans_handle **trans)
+{
+	int ret = btrfs_commit_transaction(*trans);
+
+	*trans = NULL;
+	if (!ret)
+		ret = btrfs_start_transaction(fs, trans);
+	return ret;
+}
+
+/* truncate image files to the shrunk device size (after the last commit) */
+static int truncate_images(const struct mkfs_geometry *g, u64 size)
+{
+	int i;
+
+	for (i = 0; i < g->nr_devs; i++) {
+		if (g->devs[i].is_blockdev)
+			continue;
+		if (truncate(g->devs[i].path, (off_t)size)) {
+			cmd_error("cannot truncate %s to %llu bytes: %m", g->devs[i].path,
+				  (unsigned long long)size);
+			return -errno;
+		}
+	}
+	return 0;
+}
+
+static int populate(const struct mkfs_params *p, struct mkfs_geometry *g,
+		    struct btrfs_fs_info *fs, struct btrfs_trans_handle **trans,
+		    struct mkfs_result *res)
+{
+	int ret;
+
+	ret = rootdir_populate(fs, trans, &p->rootdir, &g->scan, p->verbosity,
+			       &res->rootdir);
+	if (ret == -ENOSPC)
+		cmd_error("not enough space for --rootdir %s: the tree needs about %llu bytes per device",
+			  p->rootdir.path, (unsigned long long)g->rootdir_need);
+	else if (ret)
+		cmd_error("cannot copy --rootdir %s: %s", p->rootdir.path, strerror(-ret));
+	if (!ret && (p->features[MKFS_FEAT_QUOTA] || p->rootdir.shrink))
+		ret = commit_and_restart(fs, trans);
+	if (!ret && p->features[MKFS_FEAT_QUOTA]) {
+		ret = update_top_qgroup(*trans, res->rootdir.data_extent_bytes);
+		if (ret)
+			cmd_error("cannot update the quota group of the top subvolume: %s",
+				  strerror(-ret));
+	}
+	if (!ret && p->rootdir.shrink) {
+		ret = btrfs_shrink_devices_to_used(fs);
+		if (ret)
+			cmd_error("cannot shrink the devices: %s", strerror(-ret));
+		else
+			res->shrunk_size = fs->devices[0].total_bytes;
+	}
+	return ret;
+}
+
+static int build(const struct mkfs_params *p, struct mkfs_geometry *g,
+		 struct btrfs_create_params *cp, struct mkfs_result *res)
 {
 	struct btrfs_fs_info *fs = NULL;
 	struct btrfs_trans_handle *trans = NULL;
@@ -258,6 +402,14 @@ static int build(const struct mkfs_params *p, struct btrfs_create_params *cp,
 			goto out;
 		}
 	}
+	if (p->rootdir.path) {
+		ret = populate(p, g, fs, &trans, res);
+		if (ret) {
+			if (trans)
+				btrfs_abort_transaction(trans, ret);
+			goto out;
+		}
+	}
 	ret = btrfs_create_fs_finish(trans);
 	if (ret) {
 		cmd_error("cannot commit the new filesystem: %s",
@@ -267,6 +419,8 @@ static int build(const struct mkfs_params *p, struct btrfs_create_params *cp,
 	collect_result(fs, res);
 out:
 	close_ctree(fs);
+	if (!ret && res->shrunk_size)
+		ret = truncate_images(g, res->shrunk_size);
 	return ret;
 }
 
@@ -292,7 +446,7 @@ int mkfs_create(const struct mkfs_params *p, struct mkfs_geometry *g,
 	/* from here on the engine owns (and closes) the descriptors */
 	for (i = 0; i < g->nr_devs; i++)
 		g->devs[i].fd = -1;
-	ret = build(p, cp, res);
+	ret = build(p, g, cp, res);
 	if (ret)
 		wipe_after_failure(g);
 	free(cp);

@@ -44,6 +44,14 @@ static const char usage_text[] =
 "    -b|--byte-count SIZE      set size of each device to SIZE (filesystem size is\n"
 "                              sum of all device sizes); creates a missing image file\n"
 "    -K|--nodiscard            do not perform whole device TRIM\n"
+"    -r|--rootdir DIR          copy files from DIR to the top subvolume (one device;\n"
+"                              a missing or too small image file is sized for it)\n"
+"    --owner UID:GID           with --rootdir: every file and directory owned by\n"
+"                              UID:GID\n"
+"    --root-owner UID:GID      with --rootdir: the top directory owned by UID:GID\n"
+"    --one-file-system         with --rootdir: do not enter mount points inside DIR\n"
+"    --shrink                  with --rootdir: the device size becomes the end of\n"
+"                              the last allocation; an image file is truncated to it\n"
 "    -f|--force                force overwrite of existing filesystem\n"
 "    General:\n"
 "    -q|--quiet                no messages except errors\n"
@@ -57,6 +65,10 @@ enum {
 	OPT_DEVICE_UUID,
 	OPT_FORMAT,
 	OPT_HELP,
+	OPT_OWNER,
+	OPT_ROOT_OWNER,
+	OPT_ONE_FS,
+	OPT_SHRINK,
 };
 
 static const struct option long_options[] = {
@@ -82,6 +94,10 @@ static const struct option long_options[] = {
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "leafsize", required_argument, NULL, 'l' },
 	{ "rootdir", required_argument, NULL, 'r' },
+	{ "owner", required_argument, NULL, OPT_OWNER },
+	{ "root-owner", required_argument, NULL, OPT_ROOT_OWNER },
+	{ "one-file-system", no_argument, NULL, OPT_ONE_FS },
+	{ "shrink", no_argument, NULL, OPT_SHRINK },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -143,9 +159,11 @@ static int parse_one(int c, const char *arg, struct mkfs_raw *raw)
 	case 'l':
 		cmd_error("--leafsize has been removed, use --nodesize");
 		return -EINVAL;
-	case 'r':
-		cmd_error("--rootdir is not supported by ghee mkfs yet");
-		return -EINVAL;
+	case 'r': raw->rootdir = arg; break;
+	case OPT_OWNER: raw->owner = arg; break;
+	case OPT_ROOT_OWNER: raw->root_owner = arg; break;
+	case OPT_ONE_FS: raw->one_file_system = true; break;
+	case OPT_SHRINK: raw->shrink = true; break;
 	default:
 		fputs(usage_text, stderr);
 		return -EINVAL;
@@ -214,9 +232,13 @@ static int make_filesystem(const struct mkfs_params *p)
 		return -ENOMEM;
 	}
 	memset(&res, 0, sizeof(res));
-	ret = mkfs_probe_devices(p, g);
+	ret = mkfs_rootdir_size(p, g);
+	if (!ret)
+		ret = mkfs_probe_devices(p, g);
 	if (!ret)
 		ret = mkfs_compute_geometry(p, g);
+	if (!ret)
+		mkfs_rootdir_fit_chunks(p, g);
 	if (!ret)
 		ret = mkfs_discard_devices(p, g);
 	if (!ret)

@@ -11,6 +11,8 @@
 #include <strings.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <time.h>
+#include <stdint.h>
 #include <uuid/uuid.h>
 #include "mkfs.h"
 #include "kernel-shared/csum.h"
@@ -378,6 +380,78 @@ static int parse_names(const struct mkfs_raw *raw, struct mkfs_params *p)
 	return 0;
 }
 
+/* "UID:GID", both decimal */
+static int parse_owner(const char *opt, const char *str, struct mkfs_owner *o)
+{
+	unsigned long long uid, gid;
+	char *end;
+
+	errno = 0;
+	uid = strtoull(str, &end, 10);
+	if (errno || end == str || *end != ':' || uid > UINT32_MAX)
+		goto bad;
+	str = end + 1;
+	gid = strtoull(str, &end, 10);
+	if (errno || end == str || *end || gid > UINT32_MAX)
+		goto bad;
+	o->set = true;
+	o->uid = (u32)uid;
+	o->gid = (u32)gid;
+	return 0;
+bad:
+	cmd_error("invalid %s '%s', expected UID:GID", opt, str);
+	return -EINVAL;
+}
+
+/* SOURCE_DATE_EPOCH: seconds since 1970, as reproducible builds define it */
+static int parse_epoch(struct mkfs_params *p)
+{
+	const char *env = getenv("SOURCE_DATE_EPOCH");
+	unsigned long long v;
+	struct timespec now;
+	char *end;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	p->now_sec = (u64)now.tv_sec;
+	if (!env || !*env)
+		return 0;
+	errno = 0;
+	v = strtoull(env, &end, 10);
+	if (errno || *end || !isdigit((unsigned char)*env)) {
+		cmd_error("invalid SOURCE_DATE_EPOCH '%s', expected seconds since 1970", env);
+		return -EINVAL;
+	}
+	p->now_sec = v;
+	p->rootdir.have_epoch = true;
+	p->rootdir.epoch = v;
+	return 0;
+}
+
+static int parse_rootdir(const struct mkfs_raw *raw, struct mkfs_params *p)
+{
+	struct mkfs_rootdir_opts *o = &p->rootdir;
+	int ret;
+
+	if (!raw->rootdir) {
+		if (raw->owner || raw->root_owner || raw->shrink || raw->one_file_system) {
+			cmd_error("--owner, --root-owner, --shrink and --one-file-system need --rootdir");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (raw->nr_devices > 1) {
+		cmd_error("the option --rootdir is limited to a single device");
+		return -EINVAL;
+	}
+	o->path = raw->rootdir;
+	o->shrink = raw->shrink;
+	o->one_file_system = raw->one_file_system;
+	ret = raw->owner ? parse_owner("--owner", raw->owner, &o->owner) : 0;
+	if (!ret && raw->root_owner)
+		ret = parse_owner("--root-owner", raw->root_owner, &o->root_owner);
+	return ret;
+}
+
 static int parse_format(const struct mkfs_raw *raw, struct mkfs_params *p)
 {
 	if (!raw->format || !strcmp(raw->format, "text")) {
@@ -415,6 +489,10 @@ int mkfs_validate_params(const struct mkfs_raw *raw, struct mkfs_params *p)
 	ret = parse_format(raw, p);
 	if (!ret)
 		ret = parse_names(raw, p);
+	if (!ret)
+		ret = parse_epoch(p);
+	if (!ret)
+		ret = parse_rootdir(raw, p);
 	if (!ret && raw->csum)
 		ret = parse_csum(raw->csum, &p->csum_type);
 	if (!ret)
