@@ -48,14 +48,20 @@ static int insert_hashed_entry(struct btrfs_trans_handle *trans, struct btrfs_ro
 		off = 0;
 	} else if (ret == -EEXIST) {
 		btrfs_release_path(&path);
-		ret = btrfs_search_slot(trans, root, key, &path, len, 1);
+		/* too big for a leaf once grown: tell before the search makes room */
+		ret = btrfs_search_slot(NULL, root, key, &path, 0, 0);
 		if (ret > 0)
 			ret = -ENOENT;
 		if (!ret) {
 			off = btrfs_item_size(path.nodes[0], path.slots[0]);
+			btrfs_release_path(&path);
 			if ((u64)off + len > btrfs_leaf_max_item_size(trans->fs_info->nodesize))
 				ret = -EOVERFLOW;
 			else
+				ret = btrfs_search_slot(trans, root, key, &path, len, 1);
+			if (ret > 0)
+				ret = -ENOENT;
+			if (!ret)
 				btrfs_extend_item(&path, len);
 		}
 	}
