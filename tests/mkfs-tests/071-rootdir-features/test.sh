@@ -1,0 +1,41 @@
+#!/bin/bash
+# mkfs --rootdir with feature variations: explicit hole extents
+# (-O ^no-holes), mixed block groups, the block group tree, quota (the
+# top qgroup must count the copied data and trees: all checks verify it),
+# --owner/--root-owner.  Each image: three checks clean, equal to the
+# source; quota and ^no-holes also take the read-write workload.
+source "$TOP/tests/common.sh"
+source "$TOP/tests/mkfs-tests/mkfs-lib.sh"
+source "$TOP/tests/mkfs-tests/rootdir-lib.sh"
+
+need_ghee
+need_progs_version
+need_loop
+need_kernel_btrfs
+need_progs python3
+
+src=$TEST_TMP/src
+img=$TEST_TMP/img
+mnt=$TEST_TMP/mnt
+make_tree "$src"
+
+roundtrip "$src" "$img" "$mnt" -O ^no-holes
+holes=$(btrfs inspect-internal dump-tree -t 5 "$img" | grep -c "disk byte 0 ")
+[ "$holes" -ge 4 ] || fail "-O ^no-holes: $holes explicit hole extents, expected at least 4"
+workload "$img" "$mnt"
+
+roundtrip "$src" "$img" "$mnt" -O quota
+workload "$img" "$mnt"
+
+roundtrip "$src" "$img" "$mnt" --mixed
+roundtrip "$src" "$img" "$mnt" -O block-group-tree
+
+COMPARE_OWNERS="1000:100 0:0" roundtrip "$src" "$img" "$mnt" --owner 1000:100 --root-owner 0:0
+new_image "$img" 512M
+ghee_mkfs --root-owner 7:8 --rootdir "$src" "$img"
+check_all "$img"
+mount_image "$img" "$mnt" ro
+[ "$(stat -c %u:%g "$mnt")" = 7:8 ] || fail "--root-owner 7:8 not on the top directory"
+[ "$(stat -c %u:%g "$mnt/owned/f")" = 1234:5678 ] || fail "--root-owner changed a file's owner"
+umount_image "$mnt"
+exit 0
