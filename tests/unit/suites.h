@@ -24,7 +24,8 @@
 	X(tree_checker) \
 	X(alloc) \
 	X(check_extents) \
-	X(v1_cache)
+	X(v1_cache) \
+	X(rootdir)
 
 #define GHEE_DECLARE_SUITE(name) Suite *name##_suite(void);
 GHEE_UNIT_SUITES(GHEE_DECLARE_SUITE)
