@@ -419,8 +419,11 @@ static int build(const struct mkfs_params *p, struct mkfs_geometry *g,
 	collect_result(fs, res);
 out:
 	close_ctree(fs);
-	if (!ret && res->shrunk_size)
+	if (!ret && res->shrunk_size) {
+		g->devs[0].size = res->shrunk_size;
+		g->total_bytes = res->shrunk_size;
 		ret = truncate_images(g, res->shrunk_size);
+	}
 	return ret;
 }
 
