@@ -157,6 +157,13 @@ static void fill_create_params(const struct mkfs_params *p,
 	cp->nr_devices = g->nr_devs;
 	cp->devices = devs;
 	set_chunks(p, g, cp);
+	/*
+	 * --rootdir appends to the trees: recently written blocks are all it
+	 * reads back, so a small cache keeps the memory flat however big the
+	 * tree (the dirty blocks of one commit interval come on top).
+	 */
+	if (p->rootdir.path)
+		cp->cache_budget = 16ULL << 20;
 	cp->reporter.report = report_to_stderr;
 	cp->reporter.ctx = (void *)p;
 }
