@@ -3,7 +3,7 @@
 # for a wrong command line), and nothing left that btrfs check accepts:
 # DIR missing or not a directory, a file or directory mkfs may not read
 # (root without CAP_DAC_OVERRIDE), a symlink target too long to inline,
-# several devices, a tree bigger than the given size (ENOSPC with the
+# several devices, a file that changes size while copied, a tree bigger than the given size (ENOSPC with the
 # size needed), --owner without --rootdir or malformed.
 source "$TOP/tests/common.sh"
 source "$TOP/tests/mkfs-tests/mkfs-lib.sh"
@@ -61,6 +61,21 @@ head -c 150M /dev/zero > "$big/zeros"
 expect_fail 1 "not enough space for --rootdir $big: the tree needs about [0-9]+ bytes" \
 	"$GHEE" mkfs -q -f -b 128M -r "$big" "$img"
 rm -rf "$big"
+
+# a file whose content is not what its size says (a sysfs attribute,
+# 4096 bytes by stat, a few bytes read): "changed size while copied"
+sysattr=/sys/kernel/mm/transparent_hugepage/enabled
+[ -f "$sysattr" ] || sysattr=$(find /sys/kernel -maxdepth 2 -type f -size 4k -readable 2>/dev/null | head -n 1)
+if [ -n "$sysattr" ] && [ "$(stat -c %s "$sysattr")" = 4096 ]; then
+	chg=$TEST_TMP/chg
+	mkdir -p "$chg"
+	touch "$chg/file"
+	mount --bind "$sysattr" "$chg/file" || fail "bind mount of $sysattr failed"
+	at_exit "umount '$chg/file' 2>/dev/null"
+	expect_fail 1 "$chg/file changed size while it was copied" \
+		"$GHEE" mkfs -q -f -r "$chg" "$img"
+	umount "$chg/file"
+fi
 
 # unreadable file and directory for a root without DAC override
 if command -v setpriv >/dev/null && setpriv --bounding-set -dac_override,-dac_read_search true 2>/dev/null; then
