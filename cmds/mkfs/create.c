@@ -272,64 +272,6 @@ static void wipe_after_failure(const struct mkfs_geometry *g)
 	}
 }
 
-/*
- * Quota after --rootdir: the top subvolume's qgroup holds every tree
- * block of the fs tree and every data extent it references (all its own:
- * nothing is shared yet).  Counted after a commit, when the fs tree
- * does not change any more.
- */
-static int count_tree_blocks(struct extent_buffer *eb,
-			     u64 *nr)
-{
-	int i, ret = 0;
-
-	(*nr)++;
-	if (!btrfs_eb_level(eb))
-		return 0;
-	for (i = 0; !ret && i < (int)btrfs_eb_nritems(eb); i++) {
-		struct extent_buffer *child = btrfs_read_node_slot(eb, i, &ret);
-
-		if (!child)
-			return ret ? ret : -EIO;
-		ret = count_tree_blocks(child, nr);
-		free_extent_buffer(child);
-	}
-	return ret;
-}
-
-static int update_top_qgroup(struct btrfs_trans_handle *trans, u64 data_bytes)
-{
-	struct btrfs_fs_info *fs = trans->fs_info;
-	struct btrfs_root *quota = btrfs_get_root(fs, BTRFS_QUOTA_TREE_OBJECTID);
-	struct btrfs_key key = { 0, BTRFS_QGROUP_INFO_KEY, BTRFS_FS_TREE_OBJECTID };
-	struct btrfs_qgroup_info_item info;
-	struct btrfs_path path;
-	u64 blocks = 0, bytes;
-	int ret;
-
-	if (!quota)
-		return -ENOENT;
-	ret = count_tree_blocks(fs->fs_root.node, &blocks);
-	if (ret)
-		return ret;
-	bytes = blocks * fs->nodesize + data_bytes;
-	btrfs_init_path(&path);
-	ret = btrfs_search_slot(trans, quota, &key, &path, 0, 1);
-	if (ret > 0)
-		ret = -ENOENT;
-	if (!ret) {
-		memcpy(&info, btrfs_item_ptr_raw(path.nodes[0], path.slots[0]), sizeof(info));
-		btrfs_set_qgroup_info_generation(&info, trans->transid);
-		btrfs_set_qgroup_info_rfer(&info, bytes);
-		btrfs_set_qgroup_info_rfer_cmpr(&info, bytes);
-		btrfs_set_qgroup_info_excl(&info, bytes);
-		btrfs_set_qgroup_info_excl_cmpr(&info, bytes);
-		btrfs_write_item_data(&path, 0, &info, sizeof(info));
-	}
-	btrfs_release_path(&path);
-	return ret;
-}
-
 static int commit_and_restart(struct btrfs_fs_info *fs, struct btrfs_trans_handle **trans)
 {
 	int ret = btrfs_commit_transaction(*trans);
@@ -373,9 +315,9 @@ static int populate(const struct mkfs_params *p, struct mkfs_geometry *g,
 	if (!ret && (p->features[MKFS_FEAT_QUOTA] || p->rootdir.shrink))
 		ret = commit_and_restart(fs, trans);
 	if (!ret && p->features[MKFS_FEAT_QUOTA]) {
-		ret = update_top_qgroup(*trans, res->rootdir.data_extent_bytes);
+		ret = mkfs_fill_qgroups(*trans, res->rootdir.subvols);
 		if (ret)
-			cmd_error("cannot update the quota group of the top subvolume: %s",
+			cmd_error("cannot set the quota groups of the subvolumes: %s",
 				  strerror(-ret));
 	}
 	if (!ret && p->rootdir.shrink) {

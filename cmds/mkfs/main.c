@@ -46,6 +46,9 @@ static const char usage_text[] =
 "    -K|--nodiscard            do not perform whole device TRIM\n"
 "    -r|--rootdir DIR          copy files from DIR to the top subvolume (one device;\n"
 "                              a missing or too small image file is sized for it)\n"
+"    -u|--subvol TYPE:SUBDIR   with --rootdir: SUBDIR (a directory inside DIR)\n"
+"                              becomes a subvolume; TYPE rw (default), ro,\n"
+"                              default or default-ro (at most one default)\n"
 "    --owner UID:GID           with --rootdir: every file and directory owned by\n"
 "                              UID:GID\n"
 "    --root-owner UID:GID      with --rootdir: the top directory owned by UID:GID\n"
@@ -70,6 +73,16 @@ enum {
 	OPT_ONE_FS,
 	OPT_SHRINK,
 };
+
+static int add_subvol(struct mkfs_raw *raw, const char *arg)
+{
+	if (raw->nr_subvols >= MKFS_MAX_SUBVOLS) {
+		cmd_error("too many --subvol options (at most %d)", MKFS_MAX_SUBVOLS);
+		return -E2BIG;
+	}
+	raw->subvols[raw->nr_subvols++] = arg;
+	return 0;
+}
 
 static const struct option long_options[] = {
 	{ "data", required_argument, NULL, 'd' },
@@ -98,6 +111,7 @@ static const struct option long_options[] = {
 	{ "root-owner", required_argument, NULL, OPT_ROOT_OWNER },
 	{ "one-file-system", no_argument, NULL, OPT_ONE_FS },
 	{ "shrink", no_argument, NULL, OPT_SHRINK },
+	{ "subvol", required_argument, NULL, 'u' },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -164,6 +178,7 @@ static int parse_one(int c, const char *arg, struct mkfs_raw *raw)
 	case OPT_ROOT_OWNER: raw->root_owner = arg; break;
 	case OPT_ONE_FS: raw->one_file_system = true; break;
 	case OPT_SHRINK: raw->shrink = true; break;
+	case 'u': return add_subvol(raw, arg);
 	default:
 		fputs(usage_text, stderr);
 		return -EINVAL;
@@ -190,7 +205,7 @@ static int parse_args(int argc, char **argv, struct mkfs_raw *raw)
 	memset(raw, 0, sizeof(*raw));
 	raw->verbosity = 1;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:m:Mn:s:O:R:L:U:b:KfqvVl:r:",
+	while ((c = getopt_long(argc, argv, "d:m:Mn:s:O:R:L:U:b:KfqvVl:r:u:",
 				long_options, NULL)) != -1) {
 		ret = parse_one(c, optarg, raw);
 		if (ret)
@@ -252,6 +267,15 @@ static int make_filesystem(const struct mkfs_params *p)
 	return ret;
 }
 
+static void free_params(struct mkfs_params *p)
+{
+	int i;
+
+	for (i = 0; i < p->rootdir.nr_subvols; i++)
+		free(p->rootdir.subvols[i].rel);
+	p->rootdir.nr_subvols = 0;
+}
+
 int cmd_mkfs(int argc, char **argv)
 {
 	struct mkfs_raw raw;
@@ -265,10 +289,13 @@ int cmd_mkfs(int argc, char **argv)
 	}
 	ret = mkfs_validate_params(&raw, &params);
 	free_raw(&raw);
-	if (ret)
+	if (ret) {
+		free_params(&params);
 		return ret > 0 ? GHEE_EXIT_OK : GHEE_EXIT_USAGE;
+	}
 	print_header(&params);
 	ret = make_filesystem(&params);
+	free_params(&params);
 	if (fflush(stdout) && !ret) {
 		cmd_error("cannot write the summary: %m");
 		return GHEE_EXIT_FAILURE;

@@ -25,6 +25,8 @@
 #include "cmds/commands.h"
 #include "rootdir.h"
 
+struct btrfs_trans_handle;
+
 #define MKFS_MAX_DEVICES	64
 
 /* the user's words, before any validation */
@@ -47,6 +49,8 @@ struct mkfs_raw {
 	int verbosity;		/* 0 quiet, 1 normal, 2+ verbose */
 	const char *format;	/* "text" or "json" */
 	const char *rootdir;
+	const char *subvols[MKFS_MAX_SUBVOLS];
+	int nr_subvols;
 	const char *owner;
 	const char *root_owner;
 	bool one_file_system;
@@ -191,6 +195,9 @@ int mkfs_compute_geometry(const struct mkfs_params *p, struct mkfs_geometry *g);
 /* rootdir-size.c: pre-scan and size for --rootdir; chunk sizes for --shrink */
 int mkfs_rootdir_size(const struct mkfs_params *p, struct mkfs_geometry *g);
 void mkfs_rootdir_fit_chunks(const struct mkfs_params *p, struct mkfs_geometry *g);
+
+/* qgroups.c: the qgroup of every subvolume after --rootdir */
+int mkfs_fill_qgroups(struct btrfs_trans_handle *trans, u64 nr_subvols);
 
 /* create.c */
 int mkfs_create(const struct mkfs_params *p, struct mkfs_geometry *g,

@@ -11,6 +11,7 @@
 #include <strings.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <stdint.h>
 #include <uuid/uuid.h>
@@ -427,14 +428,101 @@ static int parse_epoch(struct mkfs_params *p)
 	return 0;
 }
 
+static int subvol_error(const char *arg, const char *why)
+{
+	cmd_error("--subvol %s: %s", arg, why);
+	return -EINVAL;
+}
+
+/* [TYPE:]SUBDIR -> type and SUBDIR without leading "./" or trailing '/' */
+static int parse_one_subvol(const char *dir, const char *arg, struct mkfs_subvol *sv)
+{
+	static const struct { const char *name; enum mkfs_subvol_type type; } types[] = {
+		{ "rw:", MKFS_SUBVOL_RW }, { "ro:", MKFS_SUBVOL_RO },
+		{ "default:", MKFS_SUBVOL_DEFAULT }, { "default-ro:", MKFS_SUBVOL_DEFAULT_RO },
+	};
+	const char *rel = arg;
+	char *full, *real_dir, *real_sub;
+	struct stat st;
+	size_t i, len;
+	bool inside;
+
+	sv->type = MKFS_SUBVOL_RW;
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		if (!strncmp(arg, types[i].name, strlen(types[i].name))) {
+			sv->type = types[i].type;
+			rel = arg + strlen(types[i].name);
+			break;
+		}
+	}
+	while (!strncmp(rel, "./", 2))
+		rel += 2;
+	len = strlen(rel);
+	while (len && rel[len - 1] == '/')
+		len--;
+	if (!len || rel[0] == '/')
+		return subvol_error(arg, "expected a directory relative to --rootdir");
+	sv->rel = strndup(rel, len);
+	full = malloc(strlen(dir) + len + 2);
+	if (!sv->rel || !full) {
+		free(full);
+		return -ENOMEM;
+	}
+	sprintf(full, "%s/%s", dir, sv->rel);
+	if (lstat(full, &st) || !S_ISDIR(st.st_mode)) {
+		free(full);
+		return subvol_error(arg, "not a directory inside --rootdir");
+	}
+	real_dir = realpath(dir, NULL);
+	real_sub = realpath(full, NULL);
+	free(full);
+	inside = real_dir && real_sub && strlen(real_sub) > strlen(real_dir) &&
+		 !strncmp(real_sub, real_dir, strlen(real_dir)) &&
+		 (real_sub[strlen(real_dir)] == '/' || !strcmp(real_dir, "/"));
+	/* the walk matches the path as typed: it must be the real one */
+	if (inside && strcmp(real_sub + strlen(real_dir) + (strcmp(real_dir, "/") ? 1 : 0),
+			     sv->rel))
+		inside = false;
+	free(real_dir);
+	free(real_sub);
+	if (!inside)
+		return subvol_error(arg, "not a directory inside --rootdir (use its plain path)");
+	return 0;
+}
+
+static int parse_subvols(const struct mkfs_raw *raw, struct mkfs_rootdir_opts *o)
+{
+	int i, j, defaults = 0, ret;
+
+	for (i = 0; i < raw->nr_subvols; i++) {
+		ret = parse_one_subvol(o->path, raw->subvols[i], &o->subvols[i]);
+		o->nr_subvols = i + 1;
+		if (ret)
+			return ret;
+		for (j = 0; j < i; j++) {
+			if (!strcmp(o->subvols[j].rel, o->subvols[i].rel))
+				return subvol_error(raw->subvols[i], "given twice");
+		}
+		if (o->subvols[i].type == MKFS_SUBVOL_DEFAULT ||
+		    o->subvols[i].type == MKFS_SUBVOL_DEFAULT_RO)
+			defaults++;
+	}
+	if (defaults > 1) {
+		cmd_error("--subvol: at most one default subvolume");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int parse_rootdir(const struct mkfs_raw *raw, struct mkfs_params *p)
 {
 	struct mkfs_rootdir_opts *o = &p->rootdir;
 	int ret;
 
 	if (!raw->rootdir) {
-		if (raw->owner || raw->root_owner || raw->shrink || raw->one_file_system) {
-			cmd_error("--owner, --root-owner, --shrink and --one-file-system need --rootdir");
+		if (raw->owner || raw->root_owner || raw->shrink || raw->one_file_system ||
+		    raw->nr_subvols) {
+			cmd_error("--subvol, --owner, --root-owner, --shrink and --one-file-system need --rootdir");
 			return -EINVAL;
 		}
 		return 0;
@@ -449,6 +537,10 @@ static int parse_rootdir(const struct mkfs_raw *raw, struct mkfs_params *p)
 	ret = raw->owner ? parse_owner("--owner", raw->owner, &o->owner) : 0;
 	if (!ret && raw->root_owner)
 		ret = parse_owner("--root-owner", raw->root_owner, &o->root_owner);
+	o->now_sec = p->now_sec;
+	o->derive_uuids = p->fsid_given;
+	if (!ret)
+		ret = parse_subvols(raw, o);
 	return ret;
 }
 

@@ -45,6 +45,7 @@ struct walk {
 	struct rootdir_stats *stats;
 	u64 next_ino;
 	u64 top_dev;
+	size_t top_len;		/* of DIR in path: path + top_len + 1 is relative */
 	u64 since_commit;
 	int verbosity;
 	u32 max_symlink;
@@ -274,6 +275,36 @@ static int create_inode(struct walk *w, int dirfd, const char *name, u64 ino,
 	return -EINVAL;
 }
 
+enum entry_kind {
+	ENTRY_OTHER,
+	ENTRY_DIR,		/* walk it later, in the same tree */
+	ENTRY_SUBVOL,		/* walk it later, into its own tree */
+};
+
+/* a --subvol directory: its own tree, an entry pointing at its root */
+static int add_subvol(struct walk *w, u64 dir_ino, const char *name, u64 index,
+		      const struct statx *stx, int idx, u64 *id)
+{
+	enum mkfs_subvol_type type = w->o->subvols[idx].type;
+	struct btrfs_root *root;
+	int ret;
+
+	*id = BTRFS_FIRST_FREE_OBJECTID + w->stats->subvols;
+	if (w->verbosity >= 2)
+		printf("ADD: %s (subvolume %llu)\n", w->path, (unsigned long long)*id);
+	ret = rootdir_make_subvol(*w->trans, w->o, w->root, dir_ino, name, index, *id,
+				  type == MKFS_SUBVOL_RO || type == MKFS_SUBVOL_DEFAULT_RO,
+				  stx, w->path, &root, &w->stats->xattrs);
+	if (ret)
+		return ret;
+	w->stats->subvols++;
+	w->stats->dirs++;
+	w->stats->inodes++;
+	if (type == MKFS_SUBVOL_DEFAULT || type == MKFS_SUBVOL_DEFAULT_RO)
+		w->stats->default_subvol = *id;
+	return 0;
+}
+
 static u64 stx_dev(const struct statx *stx)
 {
 	return makedev(stx->stx_dev_major, stx->stx_dev_minor);
@@ -285,13 +316,14 @@ static u64 stx_dev(const struct statx *stx)
  * caller to walk it later.
  */
 static int add_entry(struct walk *w, int dirfd, u64 dir_ino, const char *name,
-		     u64 index, u64 *ino_ret, bool *is_dir)
+		     u64 index, u64 *ino_ret, u8 *kind)
 {
 	struct rootdir_link *link = NULL;
 	struct statx stx;
-	bool is_new = true;
+	bool is_new = true, dir;
+	bool *is_dir = &dir;
 	u64 ino;
-	int ret;
+	int ret, sv;
 
 	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
 		  ROOTDIR_STATX_MASK, &stx)) {
@@ -300,6 +332,14 @@ static int add_entry(struct walk *w, int dirfd, u64 dir_ino, const char *name,
 		return ret;
 	}
 	*is_dir = S_ISDIR(stx.stx_mode);
+	*kind = ENTRY_OTHER;
+	sv = *is_dir && w->o->nr_subvols ?
+	     rootdir_subvol_index(w->o, w->path + w->top_len + 1) : -1;
+	if (sv >= 0) {
+		*kind = ENTRY_SUBVOL;
+		ret = add_subvol(w, dir_ino, name, index, &stx, sv, ino_ret);
+		return ret ? ret : commit_if_due(w);
+	}
 	if (!*is_dir && stx.stx_nlink > 1)
 		link = rootdir_links_find(&w->links, stx_dev(&stx), stx.stx_ino);
 	if (link) {
@@ -334,6 +374,8 @@ static int add_entry(struct walk *w, int dirfd, u64 dir_ino, const char *name,
 	}
 	if (!ret && *is_dir && w->o->one_file_system && stx_dev(&stx) != w->top_dev)
 		*is_dir = false;	/* a mount point: the directory only */
+	if (*is_dir)
+		*kind = ENTRY_DIR;
 	*ino_ret = ino;
 	progress_update(&w->progress, w->stats->bytes);
 	return ret ? ret : commit_if_due(w);
@@ -365,11 +407,36 @@ static int walk_subdir(struct walk *w, int dirfd, const char *name, u64 ino)
 	return ret;
 }
 
+static int fix_link_counts(struct walk *w);
+
+/* the subvolume @id: its own tree, inode numbers and hard-link map */
+static int walk_subvol(struct walk *w, int dirfd, const char *name, u64 id)
+{
+	struct btrfs_root *saved_root = w->root;
+	struct rootdir_links saved_links = w->links;
+	u64 saved_next = w->next_ino;
+	int ret;
+
+	w->root = btrfs_get_root(w->fs, id);
+	if (!w->root)
+		return -ENOENT;
+	w->next_ino = BTRFS_FIRST_FREE_OBJECTID + 1;
+	rootdir_links_init(&w->links);
+	ret = walk_subdir(w, dirfd, name, BTRFS_FIRST_FREE_OBJECTID);
+	if (!ret)
+		ret = fix_link_counts(w);
+	rootdir_links_free(&w->links);
+	w->root = saved_root;
+	w->links = saved_links;
+	w->next_ino = saved_next;
+	return ret;
+}
+
 static int walk_dir(struct walk *w, int dirfd, u64 dir_ino)
 {
 	struct listing l;
 	u64 *inos = NULL, size = 0;
-	bool *dirs = NULL;
+	u8 *dirs = NULL;
 	size_t i, old;
 	int ret;
 
@@ -392,10 +459,12 @@ static int walk_dir(struct walk *w, int dirfd, u64 dir_ino)
 		path_pop(w, old);
 	}
 	for (i = 0; !ret && i < l.nr; i++) {
-		if (!dirs[i])
+		if (dirs[i] == ENTRY_OTHER)
 			continue;
 		ret = path_push(w, listing_name(&l, i), &old);
-		if (!ret)
+		if (!ret && dirs[i] == ENTRY_SUBVOL)
+			ret = walk_subvol(w, dirfd, listing_name(&l, i), inos[i]);
+		else if (!ret)
 			ret = walk_subdir(w, dirfd, listing_name(&l, i), inos[i]);
 		path_pop(w, old);
 	}
@@ -512,6 +581,7 @@ int rootdir_populate(struct btrfs_fs_info *fs, struct btrfs_trans_handle **trans
 		w.path_len = strlen(o->path);
 		while (w.path_len > 1 && w.path[w.path_len - 1] == '/')
 			w.path[--w.path_len] = 0;
+		w.top_len = w.path_len;
 	}
 	fd = open(o->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
@@ -531,6 +601,8 @@ int rootdir_populate(struct btrfs_fs_info *fs, struct btrfs_trans_handle **trans
 		ret = walk_dir(&w, fd, BTRFS_FIRST_FREE_OBJECTID);
 	if (!ret)
 		ret = fix_link_counts(&w);
+	if (!ret && stats->default_subvol)
+		ret = rootdir_set_default_subvol(*trans, stats->default_subvol);
 	progress_end(&w.progress);
 	if (fd >= 0)
 		close(fd);

@@ -38,6 +38,21 @@ struct mkfs_owner {
 	u32 gid;
 };
 
+#define MKFS_MAX_SUBVOLS	64
+
+enum mkfs_subvol_type {
+	MKFS_SUBVOL_RW,
+	MKFS_SUBVOL_RO,
+	MKFS_SUBVOL_DEFAULT,
+	MKFS_SUBVOL_DEFAULT_RO,
+};
+
+/* --subvol TYPE:SUBDIR */
+struct mkfs_subvol {
+	char *rel;			/* SUBDIR relative to DIR, no trailing '/' */
+	enum mkfs_subvol_type type;
+};
+
 struct mkfs_rootdir_opts {
 	const char *path;		/* NULL: no --rootdir */
 	struct mkfs_owner owner;	/* --owner: every inode */
@@ -46,6 +61,10 @@ struct mkfs_rootdir_opts {
 	bool shrink;
 	bool have_epoch;		/* SOURCE_DATE_EPOCH */
 	u64 epoch;
+	u64 now_sec;			/* root item times of new subvolumes */
+	bool derive_uuids;		/* -U given: subvolume UUIDs from the fsid */
+	struct mkfs_subvol subvols[MKFS_MAX_SUBVOLS];
+	int nr_subvols;
 };
 
 /* what the pre-scan found: inodes and data counted once */
@@ -75,6 +94,8 @@ struct rootdir_stats {
 	u64 inline_extents;
 	u64 hole_extents;
 	u64 data_extent_bytes;	/* disk bytes of the regular extents */
+	u64 subvols;		/* subvolumes made (ids 256, 257, ...) */
+	u64 default_subvol;	/* 0: the top one stays the default */
 };
 
 /* the data writer's view of the filesystem */
