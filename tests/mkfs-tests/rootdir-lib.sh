@@ -172,8 +172,8 @@ for rel in sorted(set(a) & set(b)):
         # btrfs rounds data to 4 KiB sectors, like the source filesystem
         checks.append(("holes", ha, hb))
         if sa.st_nlink > 1:
-            groups_a.setdefault(sa.st_ino, []).append(rel)
-            groups_b.setdefault(sb.st_ino, []).append(rel)
+            groups_a.setdefault((sa.st_dev, sa.st_ino), []).append(rel)
+            groups_b.setdefault((sb.st_dev, sb.st_ino), []).append(rel)
     for what, x, y in checks:
         if x != y:
             errs.append("%s: %s: source %r, image %r" % (rel, what, str(x)[:80], str(y)[:80]))
