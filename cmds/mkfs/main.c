@@ -49,6 +49,9 @@ static const char usage_text[] =
 "    -u|--subvol TYPE:SUBDIR   with --rootdir: SUBDIR (a directory inside DIR)\n"
 "                              becomes a subvolume; TYPE rw (default), ro,\n"
 "                              default or default-ro (at most one default)\n"
+"    --inode-flags FLAGS:PATH  with --rootdir: inode flags (nodatacow, nodatasum,\n"
+"                              comma separated) on PATH inside DIR and what it\n"
+"                              holds (not across subvolumes)\n"
 "    --owner UID:GID           with --rootdir: every file and directory owned by\n"
 "                              UID:GID\n"
 "    --root-owner UID:GID      with --rootdir: the top directory owned by UID:GID\n"
@@ -72,7 +75,18 @@ enum {
 	OPT_ROOT_OWNER,
 	OPT_ONE_FS,
 	OPT_SHRINK,
+	OPT_INODE_FLAGS,
 };
+
+static int add_inode_flags(struct mkfs_raw *raw, const char *arg)
+{
+	if (raw->nr_iflags >= MKFS_MAX_SUBVOLS) {
+		cmd_error("too many --inode-flags options (at most %d)", MKFS_MAX_SUBVOLS);
+		return -E2BIG;
+	}
+	raw->iflags[raw->nr_iflags++] = arg;
+	return 0;
+}
 
 static int add_subvol(struct mkfs_raw *raw, const char *arg)
 {
@@ -112,6 +126,7 @@ static const struct option long_options[] = {
 	{ "one-file-system", no_argument, NULL, OPT_ONE_FS },
 	{ "shrink", no_argument, NULL, OPT_SHRINK },
 	{ "subvol", required_argument, NULL, 'u' },
+	{ "inode-flags", required_argument, NULL, OPT_INODE_FLAGS },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -179,6 +194,7 @@ static int parse_one(int c, const char *arg, struct mkfs_raw *raw)
 	case OPT_ONE_FS: raw->one_file_system = true; break;
 	case OPT_SHRINK: raw->shrink = true; break;
 	case 'u': return add_subvol(raw, arg);
+	case OPT_INODE_FLAGS: return add_inode_flags(raw, arg);
 	default:
 		fputs(usage_text, stderr);
 		return -EINVAL;
@@ -274,6 +290,9 @@ static void free_params(struct mkfs_params *p)
 	for (i = 0; i < p->rootdir.nr_subvols; i++)
 		free(p->rootdir.subvols[i].rel);
 	p->rootdir.nr_subvols = 0;
+	for (i = 0; i < p->rootdir.nr_iflags; i++)
+		free(p->rootdir.iflags[i].rel);
+	p->rootdir.nr_iflags = 0;
 }
 
 int cmd_mkfs(int argc, char **argv)

@@ -51,6 +51,8 @@ struct mkfs_raw {
 	const char *rootdir;
 	const char *subvols[MKFS_MAX_SUBVOLS];
 	int nr_subvols;
+	const char *iflags[MKFS_MAX_SUBVOLS];
+	int nr_iflags;
 	const char *owner;
 	const char *root_owner;
 	bool one_file_system;

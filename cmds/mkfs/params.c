@@ -514,6 +514,79 @@ static int parse_subvols(const struct mkfs_raw *raw, struct mkfs_rootdir_opts *o
 	return 0;
 }
 
+/* FLAGS:PATH, FLAGS a comma separated list of nodatacow and nodatasum */
+static int parse_one_iflags(const char *dir, const char *arg, struct mkfs_inode_flags *f)
+{
+	const char *colon = strchr(arg, ':'), *s = arg;
+	char *full;
+	struct stat st;
+	size_t len;
+
+	f->flags = 0;
+	if (!colon) {
+		cmd_error("--inode-flags %s: expected FLAGS:PATH", arg);
+		return -EINVAL;
+	}
+	while (s < colon) {
+		const char *end = memchr(s, ',', (size_t)(colon - s));
+		size_t n = (size_t)((end ? end : colon) - s);
+
+		if (n == 9 && !strncmp(s, "nodatacow", 9))
+			f->flags |= BTRFS_INODE_NODATACOW;
+		else if (n == 9 && !strncmp(s, "nodatasum", 9))
+			f->flags |= BTRFS_INODE_NODATASUM;
+		else {
+			cmd_error("--inode-flags %s: unknown flag '%.*s' (nodatacow, nodatasum)",
+				  arg, (int)n, s);
+			return -EINVAL;
+		}
+		s += n + (end ? 1 : 0);
+	}
+	s = colon + 1;
+	while (!strncmp(s, "./", 2))
+		s += 2;
+	len = strlen(s);
+	while (len && s[len - 1] == '/')
+		len--;
+	if (!f->flags || !len || s[0] == '/' || strstr(s, "..")) {
+		cmd_error("--inode-flags %s: expected FLAGS:PATH, PATH relative to --rootdir", arg);
+		return -EINVAL;
+	}
+	f->rel = strndup(s, len);
+	full = malloc(strlen(dir) + len + 2);
+	if (!f->rel || !full) {
+		free(full);
+		return -ENOMEM;
+	}
+	sprintf(full, "%s/%s", dir, f->rel);
+	if (lstat(full, &st)) {
+		cmd_error("--inode-flags %s: %s: %m", arg, full);
+		free(full);
+		return -EINVAL;
+	}
+	free(full);
+	return 0;
+}
+
+static int parse_all_iflags(const struct mkfs_raw *raw, struct mkfs_rootdir_opts *o)
+{
+	int i, j, ret;
+
+	for (i = 0; i < raw->nr_iflags; i++) {
+		ret = parse_one_iflags(o->path, raw->iflags[i], &o->iflags[i]);
+		o->nr_iflags = i + 1;
+		if (ret)
+			return ret;
+		for (j = 0; j < i; j++) {
+			if (!strcmp(o->iflags[j].rel, o->iflags[i].rel)) {
+				cmd_error("--inode-flags %s: the path is given twice", raw->iflags[i]);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
 static int parse_rootdir(const struct mkfs_raw *raw, struct mkfs_params *p)
 {
 	struct mkfs_rootdir_opts *o = &p->rootdir;
@@ -521,8 +594,8 @@ static int parse_rootdir(const struct mkfs_raw *raw, struct mkfs_params *p)
 
 	if (!raw->rootdir) {
 		if (raw->owner || raw->root_owner || raw->shrink || raw->one_file_system ||
-		    raw->nr_subvols) {
-			cmd_error("--subvol, --owner, --root-owner, --shrink and --one-file-system need --rootdir");
+		    raw->nr_subvols || raw->nr_iflags) {
+			cmd_error("--subvol, --inode-flags, --owner, --root-owner, --shrink and --one-file-system need --rootdir");
 			return -EINVAL;
 		}
 		return 0;
@@ -541,6 +614,8 @@ static int parse_rootdir(const struct mkfs_raw *raw, struct mkfs_params *p)
 	o->derive_uuids = p->fsid_given;
 	if (!ret)
 		ret = parse_subvols(raw, o);
+	if (!ret)
+		ret = parse_all_iflags(raw, o);
 	return ret;
 }
 

@@ -46,6 +46,8 @@ struct walk {
 	u64 next_ino;
 	u64 top_dev;
 	size_t top_len;		/* of DIR in path: path + top_len + 1 is relative */
+	u64 dir_flags;		/* --inode-flags the current directory passes on */
+	u64 cur_flags;		/* those of the entry being created */
 	u64 since_commit;
 	int verbosity;
 	u32 max_symlink;
@@ -173,6 +175,11 @@ static int insert_inode(struct walk *w, u64 ino, const struct statx *stx, u64 si
 	rootdir_inode_params(w->o, stx, false, &ip);
 	ip.size = size;
 	ip.nbytes = nbytes;
+	if (S_ISDIR(stx->stx_mode))
+		ip.flags = w->cur_flags;
+	else if (S_ISREG(stx->stx_mode))
+		ip.flags = w->cur_flags & BTRFS_INODE_NODATACOW ?
+			   w->cur_flags | BTRFS_INODE_NODATASUM : w->cur_flags;
 	return btrfs_insert_inode(*w->trans, w->root, ino, &ip);
 }
 
@@ -197,6 +204,8 @@ static int create_regular(struct walk *w, int dirfd, const char *name, u64 ino,
 	if (fd < 0)
 		return open_error(w, "file");
 	ret = rootdir_copy_xattrs(*w->trans, w->root, ino, fd, w->path, &w->stats->xattrs);
+	/* nodatacow files have no checksums either, as the kernel keeps them */
+	w->dc.nodatasum = w->cur_flags & (BTRFS_INODE_NODATASUM | BTRFS_INODE_NODATACOW);
 	if (!ret)
 		ret = rootdir_copy_file(&w->dc, *w->trans, w->root, ino, fd, w->path,
 					stx->stx_size, &nbytes);
@@ -305,6 +314,20 @@ static int add_subvol(struct walk *w, u64 dir_ino, const char *name, u64 index,
 	return 0;
 }
 
+/* --inode-flags naming the entry at the path */
+static u64 path_flags(const struct walk *w)
+{
+	const char *rel = w->path + w->top_len + 1;
+	u64 flags = 0;
+	int i;
+
+	for (i = 0; i < w->o->nr_iflags; i++) {
+		if (!strcmp(w->o->iflags[i].rel, rel))
+			flags |= w->o->iflags[i].flags;
+	}
+	return flags;
+}
+
 static u64 stx_dev(const struct statx *stx)
 {
 	return makedev(stx->stx_dev_major, stx->stx_dev_minor);
@@ -316,7 +339,7 @@ static u64 stx_dev(const struct statx *stx)
  * caller to walk it later.
  */
 static int add_entry(struct walk *w, int dirfd, u64 dir_ino, const char *name,
-		     u64 index, u64 *ino_ret, u8 *kind)
+		     u64 index, u64 *ino_ret, u8 *kind, u64 *flags)
 {
 	struct rootdir_link *link = NULL;
 	struct statx stx;
@@ -335,7 +358,10 @@ static int add_entry(struct walk *w, int dirfd, u64 dir_ino, const char *name,
 	*kind = ENTRY_OTHER;
 	sv = *is_dir && w->o->nr_subvols ?
 	     rootdir_subvol_index(w->o, w->path + w->top_len + 1) : -1;
+	*flags = path_flags(w);
+	w->cur_flags = w->dir_flags | *flags;
 	if (sv >= 0) {
+		/* a subvolume inherits nothing from outside */
 		*kind = ENTRY_SUBVOL;
 		ret = add_subvol(w, dir_ino, name, index, &stx, sv, ino_ret);
 		return ret ? ret : commit_if_due(w);
@@ -376,6 +402,7 @@ static int add_entry(struct walk *w, int dirfd, u64 dir_ino, const char *name,
 		*is_dir = false;	/* a mount point: the directory only */
 	if (*is_dir)
 		*kind = ENTRY_DIR;
+	*flags = w->cur_flags;
 	*ino_ret = ino;
 	progress_update(&w->progress, w->stats->bytes);
 	return ret ? ret : commit_if_due(w);
@@ -435,7 +462,7 @@ static int walk_subvol(struct walk *w, int dirfd, const char *name, u64 id)
 static int walk_dir(struct walk *w, int dirfd, u64 dir_ino)
 {
 	struct listing l;
-	u64 *inos = NULL, size = 0;
+	u64 *inos = NULL, *fl = NULL, size = 0, parent_flags = w->dir_flags;
 	u8 *dirs = NULL;
 	size_t i, old;
 	int ret;
@@ -443,8 +470,9 @@ static int walk_dir(struct walk *w, int dirfd, u64 dir_ino)
 	ret = read_listing(w, dirfd, &l);
 	if (!ret && l.nr) {
 		inos = malloc(l.nr * sizeof(*inos));
+		fl = malloc(l.nr * sizeof(*fl));
 		dirs = malloc(l.nr * sizeof(*dirs));
-		if (!inos || !dirs)
+		if (!inos || !dirs || !fl)
 			ret = -ENOMEM;
 	}
 	for (i = 0; !ret && i < l.nr; i++)
@@ -455,19 +483,22 @@ static int walk_dir(struct walk *w, int dirfd, u64 dir_ino)
 		ret = path_push(w, listing_name(&l, i), &old);
 		if (!ret)
 			ret = add_entry(w, dirfd, dir_ino, listing_name(&l, i), i + 2,
-					&inos[i], &dirs[i]);
+					&inos[i], &dirs[i], &fl[i]);
 		path_pop(w, old);
 	}
 	for (i = 0; !ret && i < l.nr; i++) {
 		if (dirs[i] == ENTRY_OTHER)
 			continue;
 		ret = path_push(w, listing_name(&l, i), &old);
+		w->dir_flags = fl[i];
 		if (!ret && dirs[i] == ENTRY_SUBVOL)
 			ret = walk_subvol(w, dirfd, listing_name(&l, i), inos[i]);
 		else if (!ret)
 			ret = walk_subdir(w, dirfd, listing_name(&l, i), inos[i]);
+		w->dir_flags = parent_flags;
 		path_pop(w, old);
 	}
+	free(fl);
 	free(inos);
 	free(dirs);
 	listing_free(&l);

@@ -53,6 +53,12 @@ struct mkfs_subvol {
 	enum mkfs_subvol_type type;
 };
 
+/* --inode-flags FLAGS:PATH */
+struct mkfs_inode_flags {
+	char *rel;			/* PATH relative to DIR */
+	u64 flags;			/* BTRFS_INODE_NODATACOW / _NODATASUM */
+};
+
 struct mkfs_rootdir_opts {
 	const char *path;		/* NULL: no --rootdir */
 	struct mkfs_owner owner;	/* --owner: every inode */
@@ -65,6 +71,8 @@ struct mkfs_rootdir_opts {
 	bool derive_uuids;		/* -U given: subvolume UUIDs from the fsid */
 	struct mkfs_subvol subvols[MKFS_MAX_SUBVOLS];
 	int nr_subvols;
+	struct mkfs_inode_flags iflags[MKFS_MAX_SUBVOLS];
+	int nr_iflags;
 };
 
 /* what the pre-scan found: inodes and data counted once */
