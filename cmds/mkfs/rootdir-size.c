@@ -36,26 +36,23 @@ struct prescan {
 	u64 top_dev;
 };
 
+/*
+ * Names and values of an entry's xattrs; through /proc/self/fd because
+ * there is no dirfd-relative listxattr.  A list longer than the buffer
+ * is left uncounted (the margin covers it).
+ */
 static void count_xattrs(struct prescan *ps, int dirfd, const char *name)
 {
-	char path[64], list[4096], *p;
+	char full[64 + BTRFS_NAME_LEN], list[4096], *p;
 	ssize_t len;
 
-	/* through /proc: lstat's dirfd-relative twin for xattrs */
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", dirfd);
-	{
-		char full[4200];
+	snprintf(full, sizeof(full), "/proc/self/fd/%d/%s", dirfd, name);
+	len = llistxattr(full, list, sizeof(list));
+	for (p = list; len > 0 && p < list + len; p += strlen(p) + 1) {
+		ssize_t v = lgetxattr(full, p, NULL, 0);
 
-		snprintf(full, sizeof(full), "%s/%s", path, name);
-		len = llistxattr(full, list, sizeof(list));
-		if (len <= 0)
-			return;
-		for (p = list; p < list + len; p += strlen(p) + 1) {
-			ssize_t v = lgetxattr(full, p, NULL, 0);
-
-			ps->scan->xattrs++;
-			ps->scan->xattr_bytes += strlen(p) + (v > 0 ? (u64)v : 0);
-		}
+		ps->scan->xattrs++;
+		ps->scan->xattr_bytes += strlen(p) + (v > 0 ? (u64)v : 0);
 	}
 }
 
@@ -77,11 +74,32 @@ static void count_file(struct prescan *ps, const struct statx *stx)
 
 static int scan_dir(struct prescan *ps, int dirfd, const char *path);
 
+static int scan_subdir(struct prescan *ps, int dirfd, const char *name, const char *path)
+{
+	size_t len = strlen(path) + strlen(name) + 2;
+	char *sub = malloc(len);
+	int fd, ret;
+
+	if (!sub)
+		return -ENOMEM;
+	snprintf(sub, len, "%s/%s", path, name);
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		cmd_error("cannot open directory %s: %m", sub);
+	} else {
+		ret = scan_dir(ps, fd, sub);
+		close(fd);
+	}
+	free(sub);
+	return ret;
+}
+
 static int scan_entry(struct prescan *ps, int dirfd, const char *name, const char *path)
 {
 	struct statx stx;
 	u64 dev;
-	int fd, ret;
+	int ret;
 
 	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, ROOTDIR_STATX_MASK,
 		  &stx)) {
@@ -112,26 +130,7 @@ static int scan_entry(struct prescan *ps, int dirfd, const char *name, const cha
 	ps->scan->dirs++;
 	if (ps->o->one_file_system && dev != ps->top_dev)
 		return 0;
-	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		cmd_error("cannot open directory %s/%s: %m", path, name);
-		return ret;
-	}
-	{
-		size_t len = strlen(path) + strlen(name) + 2;
-		char *sub = malloc(len);
-
-		if (!sub) {
-			close(fd);
-			return -ENOMEM;
-		}
-		snprintf(sub, len, "%s/%s", path, name);
-		ret = scan_dir(ps, fd, sub);
-		free(sub);
-	}
-	close(fd);
-	return ret;
+	return scan_subdir(ps, dirfd, name, path);
 }
 
 static int scan_dir(struct prescan *ps, int dirfd, const char *path)
