@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <uuid/uuid.h>
 #include "mkfs.h"
 #include "kernel-shared/disk-io.h"
@@ -303,9 +304,15 @@ static int populate(const struct mkfs_params *p, struct mkfs_geometry *g,
 		    struct btrfs_fs_info *fs, struct btrfs_trans_handle **trans,
 		    struct mkfs_result *res)
 {
+	struct rootdir_image image = { 0, 0 };
+	struct stat st;
 	int ret;
 
-	ret = rootdir_populate(fs, trans, &p->rootdir, &g->scan, p->verbosity,
+	if (!g->devs[0].is_blockdev && !stat(g->devs[0].path, &st)) {
+		image.dev = st.st_dev;
+		image.ino = st.st_ino;
+	}
+	ret = rootdir_populate(fs, trans, &p->rootdir, &g->scan, &image, p->verbosity,
 			       &res->rootdir);
 	if (ret == -ENOSPC)
 		cmd_error("not enough space for --rootdir %s: the tree needs about %llu bytes per device",

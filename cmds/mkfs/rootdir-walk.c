@@ -40,6 +40,7 @@ struct walk {
 	struct btrfs_trans_handle **trans;
 	struct btrfs_root *root;
 	const struct mkfs_rootdir_opts *o;
+	const struct rootdir_image *image;
 	struct rootdir_data_ctx dc;
 	struct rootdir_links links;
 	struct rootdir_stats *stats;
@@ -149,7 +150,8 @@ static int read_listing(struct walk *w, int dirfd, struct listing *l)
 		cmd_error("cannot read directory %s: %m", w->path);
 	}
 	closedir(d);
-	qsort_r(l->off, l->nr, sizeof(u32), cmp_off, l->pool);
+	if (l->nr)
+		qsort_r(l->off, l->nr, sizeof(u32), cmp_off, l->pool);
 	return ret;
 }
 
@@ -285,6 +287,7 @@ static int create_inode(struct walk *w, int dirfd, const char *name, u64 ino,
 }
 
 enum entry_kind {
+	ENTRY_SKIPPED,		/* no entry at all: the image itself */
 	ENTRY_OTHER,
 	ENTRY_DIR,		/* walk it later, in the same tree */
 	ENTRY_SUBVOL,		/* walk it later, into its own tree */
@@ -356,6 +359,12 @@ static int add_entry(struct walk *w, int dirfd, u64 dir_ino, const char *name,
 	}
 	*is_dir = S_ISDIR(stx.stx_mode);
 	*kind = ENTRY_OTHER;
+	if (w->image->ino && S_ISREG(stx.stx_mode) && stx.stx_ino == w->image->ino &&
+	    stx_dev(&stx) == w->image->dev) {
+		cmd_warning("%s is the image being made: not copied", w->path);
+		*kind = ENTRY_SKIPPED;
+		return 0;
+	}
 	sv = *is_dir && w->o->nr_subvols ?
 	     rootdir_subvol_index(w->o, w->path + w->top_len + 1) : -1;
 	*flags = path_flags(w);
@@ -475,19 +484,19 @@ static int walk_dir(struct walk *w, int dirfd, u64 dir_ino)
 		if (!inos || !dirs || !fl)
 			ret = -ENOMEM;
 	}
-	for (i = 0; !ret && i < l.nr; i++)
-		size += 2 * strlen(listing_name(&l, i));
-	if (!ret && size)
-		ret = set_dir_size(w, dir_ino, size);
 	for (i = 0; !ret && i < l.nr; i++) {
 		ret = path_push(w, listing_name(&l, i), &old);
 		if (!ret)
 			ret = add_entry(w, dirfd, dir_ino, listing_name(&l, i), i + 2,
 					&inos[i], &dirs[i], &fl[i]);
 		path_pop(w, old);
+		if (!ret && dirs[i] != ENTRY_SKIPPED)
+			size += 2 * strlen(listing_name(&l, i));
 	}
+	if (!ret && size)
+		ret = set_dir_size(w, dir_ino, size);
 	for (i = 0; !ret && i < l.nr; i++) {
-		if (dirs[i] == ENTRY_OTHER)
+		if (dirs[i] == ENTRY_OTHER || dirs[i] == ENTRY_SKIPPED)
 			continue;
 		ret = path_push(w, listing_name(&l, i), &old);
 		w->dir_flags = fl[i];
@@ -594,13 +603,15 @@ static void init_walk(struct walk *w, struct btrfs_fs_info *fs,
 
 int rootdir_populate(struct btrfs_fs_info *fs, struct btrfs_trans_handle **trans,
 		     const struct mkfs_rootdir_opts *o, const struct rootdir_scan *scan,
-		     int verbosity, struct rootdir_stats *stats)
+		     const struct rootdir_image *image, int verbosity,
+		     struct rootdir_stats *stats)
 {
 	struct statx stx;
 	struct walk w;
 	int fd, ret;
 
 	init_walk(&w, fs, trans, o, verbosity, stats);
+	w.image = image;
 	raise_fd_limit();
 	w.dc.buf = malloc(ROOTDIR_READ_BUF);
 	if (!w.dc.buf)

@@ -119,10 +119,17 @@ struct rootdir_data_ctx {
 
 #define ROOTDIR_READ_BUF	(8U << 20)
 
+/* an image file inside DIR is not copied into itself */
+struct rootdir_image {
+	u64 dev;
+	u64 ino;		/* 0: none */
+};
+
 /* rootdir-walk.c: populate the fs tree; may commit in between */
 int rootdir_populate(struct btrfs_fs_info *fs, struct btrfs_trans_handle **trans,
 		     const struct mkfs_rootdir_opts *o, const struct rootdir_scan *scan,
-		     int verbosity, struct rootdir_stats *stats);
+		     const struct rootdir_image *image, int verbosity,
+		     struct rootdir_stats *stats);
 
 /* rootdir-size.c */
 int rootdir_prescan(const struct mkfs_rootdir_opts *o, u32 sectorsize,

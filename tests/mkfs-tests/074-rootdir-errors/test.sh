@@ -77,6 +77,16 @@ if [ -n "$sysattr" ] && [ "$(stat -c %s "$sysattr")" = 4096 ]; then
 	umount "$chg/file"
 fi
 
+# the image file inside DIR: left out with a warning, not copied into itself
+self=$TEST_TMP/self
+mkdir -p "$self"
+echo a > "$self/a"
+(cd "$self" && "$GHEE" mkfs -q -r . img) 2> "$TEST_TMP/self.err" ||
+	{ cat "$TEST_TMP/self.err" >&2; fail "mkfs -r . of a tree holding the image failed"; }
+grep -q "img is the image being made: not copied" "$TEST_TMP/self.err" ||
+	fail "no warning about the image inside DIR"
+check_image "$self/img"
+
 # unreadable file and directory for a root without DAC override
 if command -v setpriv >/dev/null && setpriv --bounding-set -dac_override,-dac_read_search true 2>/dev/null; then
 	nocap=(setpriv --bounding-set -dac_override,-dac_read_search)
