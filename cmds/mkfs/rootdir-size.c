@@ -255,21 +255,39 @@ int mkfs_rootdir_size(const struct mkfs_params *p, struct mkfs_geometry *g)
 }
 
 /*
- * --shrink: the device ends where the last chunk ends, so the first data
- * chunk is made big enough for all the data: no further data chunk of
- * the default size (a tenth of the device) goes past what is needed.
+ * The first data chunk is made big enough for all the data (up to what
+ * the device has room for, keeping space for another metadata chunk):
+ * extents can then reach the kernel's 128 MiB, and with --shrink no
+ * further data chunk of the default size (a tenth of the device) ends
+ * past what is needed.
  */
 void mkfs_rootdir_fit_chunks(const struct mkfs_params *p, struct mkfs_geometry *g)
 {
 	struct mkfs_chunk_plan *d = &g->chunks[MKFS_CHUNK_DATA];
 	u64 data = g->scan.data_bytes + g->scan.data_bytes / 64 + 4 * SZ_1M_;
-	u64 stripe;
+	u64 used = SZ_1M_, room, per_dev, stripe;
+	int i;
 
-	if (!p->rootdir.path || !p->rootdir.shrink || p->mixed || !d->length)
+	if (!p->rootdir.path || p->mixed || !d->length || g->nr_devs != 1)
 		return;
+	for (i = 0; i < MKFS_NR_CHUNKS; i++) {
+		const struct mkfs_chunk_plan *c = &g->chunks[i];
+
+		if (c != d)
+			used += c->stripe_size * (u64)c->num_stripes;
+	}
+	/* a second metadata chunk must still fit */
+	used += 2 * g->chunks[MKFS_CHUNK_METADATA].stripe_size *
+		(u64)g->chunks[MKFS_CHUNK_METADATA].num_stripes;
+	if (g->devs[0].size <= used)
+		return;
+	per_dev = (u64)d->num_stripes;
+	room = (g->devs[0].size - used) / per_dev;
 	if (data > (10ULL << 30))
 		data = 10ULL << 30;
 	stripe = round_up_to(data, BTRFS_STRIPE_LEN);
+	if (stripe > room)
+		stripe = room / BTRFS_STRIPE_LEN * BTRFS_STRIPE_LEN;
 	if (stripe <= d->stripe_size)
 		return;
 	d->length = d->length / d->stripe_size * stripe;
