@@ -210,12 +210,12 @@ static u64 profile_copies(u64 profile)
 	return 1;
 }
 
-u64 rootdir_estimate_size(const struct rootdir_scan *s, u32 nodesize,
-			  u32 sectorsize, u16 csum_size, u64 meta_profile,
-			  u64 data_profile, bool mixed)
+/* metadata bytes (every copy) the tree's items need, pessimistically */
+static u64 estimate_meta(const struct rootdir_scan *s, u32 nodesize, u32 sectorsize,
+			 u16 csum_size, u64 meta_profile)
 {
 	const u64 item = 25;	/* struct btrfs_item */
-	u64 fs_tree, extent_tree, csum_tree, meta, data, size;
+	u64 fs_tree, extent_tree, csum_tree, meta;
 
 	/* inode item, inode ref, dir item, dir index per name; xattrs; extents */
 	fs_tree = s->inodes * (item + 160) +
@@ -229,10 +229,18 @@ u64 rootdir_estimate_size(const struct rootdir_scan *s, u32 nodesize,
 	meta = fs_tree + extent_tree + csum_tree;
 	/* half-full leaves, nodes, and the tree blocks' own extent items */
 	meta = meta * 2 + meta / (nodesize / 64);
-	meta = meta * profile_copies(meta_profile);
-	data = s->data_bytes * profile_copies(mixed ? meta_profile : data_profile);
+	return meta * profile_copies(meta_profile);
+}
+
+u64 rootdir_estimate_size(const struct rootdir_scan *s, u32 nodesize,
+			  u32 sectorsize, u16 csum_size, u64 meta_profile,
+			  u64 data_profile, bool mixed)
+{
+	u64 meta = estimate_meta(s, nodesize, sectorsize, csum_size, meta_profile);
+	u64 data = s->data_bytes * profile_copies(mixed ? meta_profile : data_profile);
 	/* the fixed part: system and first chunks, 1 MiB reserved, slack */
-	size = data + meta + 64 * SZ_1M_ + (data + meta) / 10;
+	u64 size = data + meta + 64 * SZ_1M_ + (data + meta) / 10;
+
 	return round_up_to(size, SZ_1M_);
 }
 
@@ -276,9 +284,14 @@ void mkfs_rootdir_fit_chunks(const struct mkfs_params *p, struct mkfs_geometry *
 		if (c != d)
 			used += c->stripe_size * (u64)c->num_stripes;
 	}
-	/* a second metadata chunk must still fit */
-	used += 2 * g->chunks[MKFS_CHUNK_METADATA].stripe_size *
-		(u64)g->chunks[MKFS_CHUNK_METADATA].num_stripes;
+	/*
+	 * Room for the metadata the tree needs, in chunks of any size: the
+	 * estimate assumes half-full leaves, appending fills them, so half
+	 * of it and some slack.
+	 */
+	used += estimate_meta(&g->scan, p->nodesize, p->sectorsize,
+			      (u16)btrfs_csum_type_size(p->csum_type), p->meta_profile) / 2 +
+		32 * SZ_1M_;
 	if (g->devs[0].size <= used)
 		return;
 	per_dev = (u64)d->num_stripes;
