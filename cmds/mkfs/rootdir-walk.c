@@ -337,84 +337,96 @@ static u64 stx_dev(const struct statx *stx)
 }
 
 /*
- * One entry of directory @dir_ino: its inode (or one more name of a hard
- * linked one), its ref, its dir item and index.  *@is_dir tells the
- * caller to walk it later.
+ * The inode a name stands for: the one made for an earlier name of the
+ * same host inode (hard links, only for files the host says have more
+ * than one link), or the next inode number.  *@is_new: create it.
+ */
+static int resolve_inode(struct walk *w, const struct statx *stx, u64 *ino, bool *is_new)
+{
+	struct rootdir_link *link = NULL;
+	bool linked = !S_ISDIR(stx->stx_mode) && stx->stx_nlink > 1;
+
+	if (linked)
+		link = rootdir_links_find(&w->links, stx_dev(stx), stx->stx_ino);
+	*is_new = !link;
+	if (link) {
+		*ino = link->btrfs_ino;
+		link->found++;
+		w->stats->hardlinks++;
+		return 0;
+	}
+	*ino = w->next_ino++;
+	return linked ? rootdir_links_add(&w->links, stx_dev(stx), stx->stx_ino, *ino) : 0;
+}
+
+/* the name in its directory: inode ref (or extref), dir item and index */
+static int link_entry(struct walk *w, u64 dir_ino, const char *name, u64 index, u64 ino,
+		      u32 mode)
+{
+	struct btrfs_key loc = { ino, BTRFS_INODE_ITEM_KEY, 0 };
+	int len = (int)strlen(name);
+	int ret;
+
+	ret = btrfs_insert_inode_ref(*w->trans, w->root, name, len, ino, dir_ino, index);
+	if (ret == -EOVERFLOW)
+		cmd_error("%s: too many names for one inode in one directory (the extref feature is off)",
+			  w->path);
+	if (!ret)
+		ret = btrfs_insert_dir_item(*w->trans, w->root, name, len, dir_ino, &loc,
+					    btrfs_mode_to_type(mode), index);
+	return ret;
+}
+
+/*
+ * One entry of directory @dir_ino, with index @index: its inode (or one
+ * more name of a hard-linked one) and its name, or a subvolume.  *@kind
+ * tells the caller whether to walk it later, *@flags the --inode-flags it
+ * passes on.
  */
 static int add_entry(struct walk *w, int dirfd, u64 dir_ino, const char *name,
 		     u64 index, u64 *ino_ret, u8 *kind, u64 *flags)
 {
-	struct rootdir_link *link = NULL;
 	struct statx stx;
-	bool is_new = true, dir;
-	bool *is_dir = &dir;
-	u64 ino;
+	bool is_new;
 	int ret, sv;
 
+	*kind = ENTRY_OTHER;
 	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
 		  ROOTDIR_STATX_MASK, &stx)) {
 		ret = -errno;
 		cmd_error("cannot stat %s: %m", w->path);
 		return ret;
 	}
-	*is_dir = S_ISDIR(stx.stx_mode);
-	*kind = ENTRY_OTHER;
 	if (w->image->ino && S_ISREG(stx.stx_mode) && stx.stx_ino == w->image->ino &&
 	    stx_dev(&stx) == w->image->dev) {
 		cmd_warning("%s is the image being made: not copied", w->path);
 		*kind = ENTRY_SKIPPED;
 		return 0;
 	}
-	sv = *is_dir && w->o->nr_subvols ?
-	     rootdir_subvol_index(w->o, w->path + w->top_len + 1) : -1;
 	*flags = path_flags(w);
 	w->cur_flags = w->dir_flags | *flags;
+	sv = S_ISDIR(stx.stx_mode) && w->o->nr_subvols ?
+	     rootdir_subvol_index(w->o, w->path + w->top_len + 1) : -1;
 	if (sv >= 0) {
 		/* a subvolume inherits nothing from outside */
 		*kind = ENTRY_SUBVOL;
 		ret = add_subvol(w, dir_ino, name, index, &stx, sv, ino_ret);
 		return ret ? ret : commit_if_due(w);
 	}
-	if (!*is_dir && stx.stx_nlink > 1)
-		link = rootdir_links_find(&w->links, stx_dev(&stx), stx.stx_ino);
-	if (link) {
-		ino = link->btrfs_ino;
-		link->found++;
-		is_new = false;
-		w->stats->hardlinks++;
-	} else {
-		ino = w->next_ino++;
-		if (!*is_dir && stx.stx_nlink > 1) {
-			ret = rootdir_links_add(&w->links, stx_dev(&stx), stx.stx_ino, ino);
-			if (ret)
-				return ret;
-		}
-	}
-	if (is_new) {
-		ret = create_inode(w, dirfd, name, ino, &stx);
-		if (ret)
-			return ret;
-	}
-	ret = btrfs_insert_inode_ref(*w->trans, w->root, name, (int)strlen(name), ino,
-				     dir_ino, index);
-	if (ret == -EOVERFLOW)
-		cmd_error("%s: too many names for one inode in one directory (the extref feature is off)",
-			  w->path);
-	if (!ret) {
-		struct btrfs_key loc = { ino, BTRFS_INODE_ITEM_KEY, 0 };
-
-		ret = btrfs_insert_dir_item(*w->trans, w->root, name, (int)strlen(name),
-					    dir_ino, &loc, btrfs_mode_to_type(stx.stx_mode),
-					    index);
-	}
-	if (!ret && *is_dir && w->o->one_file_system && stx_dev(&stx) != w->top_dev)
-		*is_dir = false;	/* a mount point: the directory only */
-	if (*is_dir)
+	ret = resolve_inode(w, &stx, ino_ret, &is_new);
+	if (!ret && is_new)
+		ret = create_inode(w, dirfd, name, *ino_ret, &stx);
+	if (!ret)
+		ret = link_entry(w, dir_ino, name, index, *ino_ret, stx.stx_mode);
+	if (ret)
+		return ret;
+	/* a mount point with --one-file-system: the directory only */
+	if (S_ISDIR(stx.stx_mode) &&
+	    !(w->o->one_file_system && stx_dev(&stx) != w->top_dev))
 		*kind = ENTRY_DIR;
 	*flags = w->cur_flags;
-	*ino_ret = ino;
 	progress_update(&w->progress, w->stats->bytes);
-	return ret ? ret : commit_if_due(w);
+	return commit_if_due(w);
 }
 
 static int set_dir_size(struct walk *w, u64 dir_ino, u64 size)
