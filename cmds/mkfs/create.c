@@ -312,7 +312,9 @@ static int populate(const struct mkfs_params *p, struct mkfs_geometry *g,
 		image.dev = st.st_dev;
 		image.ino = st.st_ino;
 	}
-	ret = rootdir_populate(fs, trans, &p->rootdir, &g->scan, &image, p->verbosity,
+	/* -v lists the files on stdout, which holds only JSON with --format json */
+	ret = rootdir_populate(fs, trans, &p->rootdir, &g->scan, &image,
+			       p->format == MKFS_FORMAT_JSON && p->verbosity > 1 ? 1 : p->verbosity,
 			       &res->rootdir);
 	if (ret == -ENOSPC)
 		cmd_error("not enough space for --rootdir %s: the tree needs about %llu bytes per device",

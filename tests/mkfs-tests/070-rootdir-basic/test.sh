@@ -50,5 +50,24 @@ inl=$(echo "$dump" | grep -c "inline extent data size")
 csums=$(btrfs inspect-internal dump-tree -t csum "$img" | grep -c "EXTENT_CSUM")
 [ "$csums" -le 3 ] || fail "$csums csum items for about 20 MiB of data, expected a few"
 
+# the JSON summary counts what was copied (and -v adds nothing to stdout)
+new_image "$TEST_TMP/j.img" 512M
+"$GHEE" mkfs -q -f -v -v --format json --rootdir "$src" "$TEST_TMP/j.img" > sum.json ||
+	fail "mkfs --format json failed"
+python3 - sum.json "$src" <<'PY' || fail "the JSON summary is wrong"
+import json, os, stat, sys
+r = json.load(open(sys.argv[1]))["rootdir"]
+files = set()
+for root, dirs, names in os.walk(sys.argv[2]):
+    for n in names:
+        st = os.lstat(os.path.join(root, n))
+        if stat.S_ISREG(st.st_mode):
+            files.add(st.st_ino)
+assert r["files"] == len(files), (r["files"], len(files))
+assert r["extra_hard_links"] == 321, r
+assert r["extents"] > 0 and r["inline_extents"] > 0 and r["bytes"] > 10 << 20, r
+PY
+rm -f "$TEST_TMP/j.img"
+
 workload "$img" "$mnt"
 exit 0
