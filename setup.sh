@@ -178,6 +178,7 @@ demo()
 {
 	local img=$TOP/examples/demo.img xz=$TOP/examples/demo.img.xz
 	local made=$TOP/build/mkfs-demo.img
+	local rootdir_img=$TOP/build/rootdir-demo.img
 
 	if [ ! -f "$img" ] || [ "$xz" -nt "$img" ]; then
 		# shellcheck disable=SC2216 # cp reads the pipe through /dev/stdin
@@ -197,6 +198,14 @@ demo()
 		echo "\$ btrfs check --readonly $made"
 		btrfs check --readonly "$made"
 	fi
+	# an image of a directory, cut to what it uses
+	echo
+	echo "\$ ./ghee mkfs -f --rootdir examples/rootdir --shrink $rootdir_img"
+	rm -f "$rootdir_img"
+	./ghee mkfs -f --rootdir examples/rootdir --shrink "$rootdir_img"
+	echo
+	echo "\$ ./ghee check --check-data-csum $rootdir_img"
+	./ghee check --check-data-csum "$rootdir_img"
 	echo
 	echo "\$ ./ghee check examples/demo.img"
 	./ghee check examples/demo.img

@@ -678,3 +678,33 @@ int btrfs_recalc_device_bytes_used(struct btrfs_fs_info *fs_info, int *nr_change
 	}
 	return 0;
 }
+
+int btrfs_shrink_devices_to_used(struct btrfs_fs_info *fs_info)
+{
+	struct btrfs_write_state *ws = wstate(fs_info);
+	struct btrfs_super_block *sb = &fs_info->super_copy;
+	u64 total = 0;
+	int i;
+
+	if (!ws)
+		return -EROFS;
+	for (i = 0; i < fs_info->num_devices; i++) {
+		const struct btrfs_dev_alloc *da = &ws->dev_allocs[i];
+		struct btrfs_device *dev = &fs_info->devices[i];
+		u64 end = SZ_1M;
+		size_t j;
+
+		for (j = 0; j < da->nr; j++) {
+			if (da->starts[j] + da->lens[j] > end)
+				end = da->starts[j] + da->lens[j];
+		}
+		if (!ws->dev_item_valid[i] || end > dev->total_bytes)
+			return -EINVAL;
+		dev->total_bytes = end;
+		btrfs_set_device_total_bytes(&ws->dev_items[i], end);
+		ws->dev_item_dirty[i] = true;
+		total += end;
+	}
+	btrfs_set_super_total_bytes(sb, total);
+	return 0;
+}

@@ -81,6 +81,13 @@ u64 btrfs_chunk_stripe_size(u64 type, u64 length, int num_stripes,
 u64 btrfs_device_free_bytes(struct btrfs_fs_info *fs_info, u64 devid);
 
 /* repair: set each device item's bytes_used to its chunks' stripes */
+/*
+ * Every device's size becomes the end of its last device extent (mkfs
+ * --shrink): device items and the superblock's total_bytes, at the next
+ * commit.  The caller truncates image files after the commit.
+ */
+int btrfs_shrink_devices_to_used(struct btrfs_fs_info *fs_info);
+
 int btrfs_recalc_device_bytes_used(struct btrfs_fs_info *fs_info, int *nr_changed);
 
 /* device allocation bookkeeping (loaded from the chunk map) */

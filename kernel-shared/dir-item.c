@@ -29,12 +29,16 @@ static void fill_dir_item(struct btrfs_dir_item *di, const struct btrfs_key *loc
 	btrfs_set_dir_type(di, type);
 }
 
-/* DIR_ITEM, or one more entry in the item of a colliding hash */
+/*
+ * DIR_ITEM or XATTR_ITEM, or one more entry in the item of a colliding
+ * hash; @data (xattr values) follows the name.
+ */
 static int insert_hashed_entry(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 			       const struct btrfs_key *key, const struct btrfs_dir_item *di,
-			       const char *name, int name_len)
+			       const char *name, int name_len, const void *data,
+			       u32 data_len)
 {
-	u32 len = sizeof(*di) + name_len, off;
+	u32 len = sizeof(*di) + name_len + data_len, off;
 	struct btrfs_path path;
 	int ret;
 
@@ -44,20 +48,29 @@ static int insert_hashed_entry(struct btrfs_trans_handle *trans, struct btrfs_ro
 		off = 0;
 	} else if (ret == -EEXIST) {
 		btrfs_release_path(&path);
-		ret = btrfs_search_slot(trans, root, key, &path, len, 1);
+		/* too big for a leaf once grown: tell before the search makes room */
+		ret = btrfs_search_slot(NULL, root, key, &path, 0, 0);
 		if (ret > 0)
 			ret = -ENOENT;
 		if (!ret) {
 			off = btrfs_item_size(path.nodes[0], path.slots[0]);
+			btrfs_release_path(&path);
 			if ((u64)off + len > btrfs_leaf_max_item_size(trans->fs_info->nodesize))
 				ret = -EOVERFLOW;
 			else
+				ret = btrfs_search_slot(trans, root, key, &path, len, 1);
+			if (ret > 0)
+				ret = -ENOENT;
+			if (!ret)
 				btrfs_extend_item(&path, len);
 		}
 	}
 	if (!ret) {
 		btrfs_write_item_data(&path, off, di, sizeof(*di));
 		btrfs_write_item_data(&path, off + sizeof(*di), name, name_len);
+		if (data_len)
+			btrfs_write_item_data(&path, off + sizeof(*di) + name_len,
+					      data, data_len);
 	}
 	btrfs_release_path(&path);
 	return ret;
@@ -74,7 +87,7 @@ int btrfs_insert_dir_item(struct btrfs_trans_handle *trans, struct btrfs_root *r
 	if (name_len <= 0 || name_len > BTRFS_NAME_LEN)
 		return -ENAMETOOLONG;
 	fill_dir_item(&di, location, trans->transid, type, name_len);
-	ret = insert_hashed_entry(trans, root, &key, &di, name, name_len);
+	ret = insert_hashed_entry(trans, root, &key, &di, name, name_len, NULL, 0);
 	if (ret || !index)
 		return ret;
 	key.type = BTRFS_DIR_INDEX_KEY;
@@ -92,6 +105,25 @@ int btrfs_insert_dir_item(struct btrfs_trans_handle *trans, struct btrfs_root *r
 		btrfs_release_path(&path);
 	}
 	return ret;
+}
+
+int btrfs_insert_xattr_item(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+			    u64 ino, const char *name, int name_len,
+			    const void *value, u32 value_len)
+{
+	struct btrfs_key key = { ino, BTRFS_XATTR_ITEM_KEY, btrfs_name_hash(name, name_len) };
+	struct btrfs_key location = { 0, 0, 0 };
+	struct btrfs_dir_item di;
+
+	if (name_len <= 0 || name_len > BTRFS_NAME_LEN)
+		return -ENAMETOOLONG;
+	if (sizeof(di) + (u64)name_len + value_len >
+	    btrfs_leaf_max_item_size(trans->fs_info->nodesize))
+		return -E2BIG;
+	fill_dir_item(&di, &location, trans->transid, BTRFS_FT_XATTR, name_len);
+	btrfs_set_dir_data_len(&di, (u16)value_len);
+	return insert_hashed_entry(trans, root, &key, &di, name, name_len, value,
+				   value_len);
 }
 
 int btrfs_add_link(struct btrfs_trans_handle *trans, struct btrfs_root *root,

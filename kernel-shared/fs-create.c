@@ -479,5 +479,7 @@ int btrfs_create_fs_finish(struct btrfs_trans_handle *trans)
 {
 	trans->fs_info->write->creating = false;
 	trans->fs_info->write->finishing = true;
+	/* the creator set the quota numbers (mkfs --rootdir counts them) */
+	trans->fs_info->write->qgroups_marked = true;
 	return btrfs_commit_transaction(trans);
 }

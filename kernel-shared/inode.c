@@ -116,22 +116,28 @@ static int insert_or_extend(struct btrfs_trans_handle *trans, struct btrfs_root 
 {
 	int ret;
 
-	ret = btrfs_insert_empty_item(trans, root, path, key, len);
-	if (ret == 0) {
-		*off = 0;
-		return 0;
-	}
-	if (ret != -EEXIST)
+	/*
+	 * Look first: an insert that finds the key only after making room
+	 * would split around an item that may be nearly leaf-sized, and an
+	 * item too big once grown is told before any change.
+	 */
+	ret = btrfs_search_slot(NULL, root, key, path, 0, 0);
+	if (ret < 0)
 		return ret;
+	if (ret > 0) {
+		btrfs_release_path(path);
+		*off = 0;
+		return btrfs_insert_empty_item(trans, root, path, key, len);
+	}
+	*off = btrfs_item_size(path->nodes[0], path->slots[0]);
 	btrfs_release_path(path);
+	if ((u64)*off + len > btrfs_leaf_max_item_size(trans->fs_info->nodesize))
+		return -EOVERFLOW;
 	ret = btrfs_search_slot(trans, root, key, path, len, 1);
 	if (ret > 0)
 		ret = -ENOENT;
 	if (ret)
 		return ret;
-	*off = btrfs_item_size(path->nodes[0], path->slots[0]);
-	if ((u64)*off + len > btrfs_leaf_max_item_size(trans->fs_info->nodesize))
-		return -EOVERFLOW;
 	btrfs_extend_item(path, len);
 	return 0;
 }

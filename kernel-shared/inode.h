@@ -62,6 +62,14 @@ int btrfs_insert_dir_item(struct btrfs_trans_handle *trans, struct btrfs_root *r
 			  const struct btrfs_key *location, u8 type, u64 index);
 
 /*
+ * XATTR_ITEM (@ino, hash(name)) holding @name and @value (appended to the
+ * item of a colliding hash); -E2BIG when the entry cannot fit a leaf.
+ */
+int btrfs_insert_xattr_item(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+			    u64 ino, const char *name, int name_len,
+			    const void *value, u32 value_len);
+
+/*
  * A whole link: inode ref + dir item + dir index, and the parent
  * directory's size grows by twice the name length (what btrfs counts).
  */

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <uuid/uuid.h>
 #include "mkfs.h"
 #include "kernel-shared/disk-io.h"
@@ -28,6 +29,9 @@
 #include "kernel-shared/block-group.h"
 #include "kernel-shared/fs-create.h"
 #include "kernel-shared/messages.h"
+#include "kernel-shared/csum.h"
+#include "kernel-shared/chunk-alloc.h"
+#include "kernel-shared/ctree.h"
 
 static void report_to_stderr(void *ctx, enum btrfs_report_level level,
 			     const char *msg)
@@ -42,28 +46,53 @@ static void report_to_stderr(void *ctx, enum btrfs_report_level level,
 		fprintf(stderr, "%s\n", msg);
 }
 
+/*
+ * With -U every other UUID follows from it, so that equal inputs give
+ * equal images: sha256 of the fsid and a label naming the UUID's role,
+ * shaped as a random (version 4) UUID.
+ */
+static void derive_uuid(const u8 *fsid, const char *role, u8 *out)
+{
+	u8 in[BTRFS_FSID_SIZE + 32], digest[BTRFS_CSUM_SIZE];
+	size_t len = strlen(role);
+
+	memcpy(in, fsid, BTRFS_FSID_SIZE);
+	memcpy(in + BTRFS_FSID_SIZE, role, len);
+	btrfs_csum_data(BTRFS_CSUM_TYPE_SHA256, in, BTRFS_FSID_SIZE + len, digest);
+	memcpy(out, digest, BTRFS_UUID_SIZE);
+	out[6] = (u8)((out[6] & 0x0f) | 0x40);
+	out[8] = (u8)((out[8] & 0x3f) | 0x80);
+}
+
 static void set_identities(const struct mkfs_params *p, struct mkfs_geometry *g,
 			   struct btrfs_create_params *cp)
 {
-	struct timespec now;
+	char role[32];
 	int i;
 
 	if (p->fsid_given)
 		memcpy(cp->fsid, p->fsid, BTRFS_FSID_SIZE);
 	else
 		uuid_generate(cp->fsid);
-	uuid_generate(cp->chunk_tree_uuid);
-	uuid_generate(cp->fs_tree_uuid);
+	if (p->fsid_given) {
+		derive_uuid(cp->fsid, "chunk-tree", cp->chunk_tree_uuid);
+		derive_uuid(cp->fsid, "subvol-5", cp->fs_tree_uuid);
+	} else {
+		uuid_generate(cp->chunk_tree_uuid);
+		uuid_generate(cp->fs_tree_uuid);
+	}
 	for (i = 0; i < g->nr_devs; i++) {
+		snprintf(role, sizeof(role), "device-%d", i + 1);
 		if (i == 0 && p->dev_uuid_given)
 			memcpy(g->devs[i].uuid, p->dev_uuid, BTRFS_UUID_SIZE);
+		else if (p->fsid_given)
+			derive_uuid(cp->fsid, role, g->devs[i].uuid);
 		else
 			uuid_generate(g->devs[i].uuid);
 	}
 	memcpy(cp->label, p->label, sizeof(cp->label));
-	clock_gettime(CLOCK_REALTIME, &now);
-	cp->now_sec = (u64)now.tv_sec;
-	/* mkfs.btrfs stamps whole seconds */
+	/* SOURCE_DATE_EPOCH or now; mkfs.btrfs stamps whole seconds */
+	cp->now_sec = p->now_sec;
 	cp->now_nsec = 0;
 }
 
@@ -129,6 +158,13 @@ static void fill_create_params(const struct mkfs_params *p,
 	cp->nr_devices = g->nr_devs;
 	cp->devices = devs;
 	set_chunks(p, g, cp);
+	/*
+	 * --rootdir appends to the trees: recently written blocks are all it
+	 * reads back, so a small cache keeps the memory flat however big the
+	 * tree (the dirty blocks of one commit interval come on top).
+	 */
+	if (p->rootdir.path)
+		cp->cache_budget = 16ULL << 20;
 	cp->reporter.report = report_to_stderr;
 	cp->reporter.ctx = (void *)p;
 }
@@ -237,8 +273,74 @@ static void wipe_after_failure(const struct mkfs_geometry *g)
 	}
 }
 
-static int build(const struct mkfs_params *p, struct btrfs_create_params *cp,
-		 struct mkfs_result *res)
+static int commit_and_restart(struct btrfs_fs_info *fs, struct btrfs_trans_handle **trans)
+{
+	int ret = btrfs_commit_transaction(*trans);
+
+	*trans = NULL;
+	if (!ret)
+		ret = btrfs_start_transaction(fs, trans);
+	return ret;
+}
+
+/* truncate image files to the shrunk device size (after the last commit) */
+static int truncate_images(const struct mkfs_geometry *g, u64 size)
+{
+	int i;
+
+	for (i = 0; i < g->nr_devs; i++) {
+		if (g->devs[i].is_blockdev)
+			continue;
+		if (truncate(g->devs[i].path, (off_t)size)) {
+			cmd_error("cannot truncate %s to %llu bytes: %m", g->devs[i].path,
+				  (unsigned long long)size);
+			return -errno;
+		}
+	}
+	return 0;
+}
+
+static int populate(const struct mkfs_params *p, struct mkfs_geometry *g,
+		    struct btrfs_fs_info *fs, struct btrfs_trans_handle **trans,
+		    struct mkfs_result *res)
+{
+	struct rootdir_image image = { 0, 0 };
+	struct stat st;
+	int ret;
+
+	if (!g->devs[0].is_blockdev && !stat(g->devs[0].path, &st)) {
+		image.dev = st.st_dev;
+		image.ino = st.st_ino;
+	}
+	/* -v lists the files on stdout, which holds only JSON with --format json */
+	ret = rootdir_populate(fs, trans, &p->rootdir, &g->scan, &image,
+			       p->format == MKFS_FORMAT_JSON && p->verbosity > 1 ? 1 : p->verbosity,
+			       &res->rootdir);
+	if (ret == -ENOSPC)
+		cmd_error("not enough space for --rootdir %s: the tree needs about %llu bytes per device",
+			  p->rootdir.path, (unsigned long long)g->rootdir_need);
+	else if (ret)
+		cmd_error("cannot copy --rootdir %s: %s", p->rootdir.path, strerror(-ret));
+	if (!ret && (p->features[MKFS_FEAT_QUOTA] || p->rootdir.shrink))
+		ret = commit_and_restart(fs, trans);
+	if (!ret && p->features[MKFS_FEAT_QUOTA]) {
+		ret = mkfs_fill_qgroups(*trans, res->rootdir.subvols);
+		if (ret)
+			cmd_error("cannot set the quota groups of the subvolumes: %s",
+				  strerror(-ret));
+	}
+	if (!ret && p->rootdir.shrink) {
+		ret = btrfs_shrink_devices_to_used(fs);
+		if (ret)
+			cmd_error("cannot shrink the devices: %s", strerror(-ret));
+		else
+			res->shrunk_size = fs->devices[0].total_bytes;
+	}
+	return ret;
+}
+
+static int build(const struct mkfs_params *p, struct mkfs_geometry *g,
+		 struct btrfs_create_params *cp, struct mkfs_result *res)
 {
 	struct btrfs_fs_info *fs = NULL;
 	struct btrfs_trans_handle *trans = NULL;
@@ -258,6 +360,14 @@ static int build(const struct mkfs_params *p, struct btrfs_create_params *cp,
 			goto out;
 		}
 	}
+	if (p->rootdir.path) {
+		ret = populate(p, g, fs, &trans, res);
+		if (ret) {
+			if (trans)
+				btrfs_abort_transaction(trans, ret);
+			goto out;
+		}
+	}
 	ret = btrfs_create_fs_finish(trans);
 	if (ret) {
 		cmd_error("cannot commit the new filesystem: %s",
@@ -267,6 +377,11 @@ static int build(const struct mkfs_params *p, struct btrfs_create_params *cp,
 	collect_result(fs, res);
 out:
 	close_ctree(fs);
+	if (!ret && res->shrunk_size) {
+		g->devs[0].size = res->shrunk_size;
+		g->total_bytes = res->shrunk_size;
+		ret = truncate_images(g, res->shrunk_size);
+	}
 	return ret;
 }
 
@@ -292,7 +407,7 @@ int mkfs_create(const struct mkfs_params *p, struct mkfs_geometry *g,
 	/* from here on the engine owns (and closes) the descriptors */
 	for (i = 0; i < g->nr_devs; i++)
 		g->devs[i].fd = -1;
-	ret = build(p, cp, res);
+	ret = build(p, g, cp, res);
 	if (ret)
 		wipe_after_failure(g);
 	free(cp);

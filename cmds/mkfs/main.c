@@ -44,6 +44,20 @@ static const char usage_text[] =
 "    -b|--byte-count SIZE      set size of each device to SIZE (filesystem size is\n"
 "                              sum of all device sizes); creates a missing image file\n"
 "    -K|--nodiscard            do not perform whole device TRIM\n"
+"    -r|--rootdir DIR          copy files from DIR to the top subvolume (one device;\n"
+"                              a missing or too small image file is sized for it)\n"
+"    -u|--subvol TYPE:SUBDIR   with --rootdir: SUBDIR (a directory inside DIR)\n"
+"                              becomes a subvolume; TYPE rw (default), ro,\n"
+"                              default or default-ro (at most one default)\n"
+"    --inode-flags FLAGS:PATH  with --rootdir: inode flags (nodatacow, nodatasum,\n"
+"                              comma separated) on PATH inside DIR and what it\n"
+"                              holds (not across subvolumes)\n"
+"    --owner UID:GID           with --rootdir: every file and directory owned by\n"
+"                              UID:GID\n"
+"    --root-owner UID:GID      with --rootdir: the top directory owned by UID:GID\n"
+"    --one-file-system         with --rootdir: do not enter mount points inside DIR\n"
+"    --shrink                  with --rootdir: the device size becomes the end of\n"
+"                              the last allocation; an image file is truncated to it\n"
 "    -f|--force                force overwrite of existing filesystem\n"
 "    General:\n"
 "    -q|--quiet                no messages except errors\n"
@@ -57,7 +71,32 @@ enum {
 	OPT_DEVICE_UUID,
 	OPT_FORMAT,
 	OPT_HELP,
+	OPT_OWNER,
+	OPT_ROOT_OWNER,
+	OPT_ONE_FS,
+	OPT_SHRINK,
+	OPT_INODE_FLAGS,
 };
+
+static int add_inode_flags(struct mkfs_raw *raw, const char *arg)
+{
+	if (raw->nr_iflags >= MKFS_MAX_SUBVOLS) {
+		cmd_error("too many --inode-flags options (at most %d)", MKFS_MAX_SUBVOLS);
+		return -E2BIG;
+	}
+	raw->iflags[raw->nr_iflags++] = arg;
+	return 0;
+}
+
+static int add_subvol(struct mkfs_raw *raw, const char *arg)
+{
+	if (raw->nr_subvols >= MKFS_MAX_SUBVOLS) {
+		cmd_error("too many --subvol options (at most %d)", MKFS_MAX_SUBVOLS);
+		return -E2BIG;
+	}
+	raw->subvols[raw->nr_subvols++] = arg;
+	return 0;
+}
 
 static const struct option long_options[] = {
 	{ "data", required_argument, NULL, 'd' },
@@ -82,6 +121,12 @@ static const struct option long_options[] = {
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "leafsize", required_argument, NULL, 'l' },
 	{ "rootdir", required_argument, NULL, 'r' },
+	{ "owner", required_argument, NULL, OPT_OWNER },
+	{ "root-owner", required_argument, NULL, OPT_ROOT_OWNER },
+	{ "one-file-system", no_argument, NULL, OPT_ONE_FS },
+	{ "shrink", no_argument, NULL, OPT_SHRINK },
+	{ "subvol", required_argument, NULL, 'u' },
+	{ "inode-flags", required_argument, NULL, OPT_INODE_FLAGS },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -143,9 +188,13 @@ static int parse_one(int c, const char *arg, struct mkfs_raw *raw)
 	case 'l':
 		cmd_error("--leafsize has been removed, use --nodesize");
 		return -EINVAL;
-	case 'r':
-		cmd_error("--rootdir is not supported by ghee mkfs yet");
-		return -EINVAL;
+	case 'r': raw->rootdir = arg; break;
+	case OPT_OWNER: raw->owner = arg; break;
+	case OPT_ROOT_OWNER: raw->root_owner = arg; break;
+	case OPT_ONE_FS: raw->one_file_system = true; break;
+	case OPT_SHRINK: raw->shrink = true; break;
+	case 'u': return add_subvol(raw, arg);
+	case OPT_INODE_FLAGS: return add_inode_flags(raw, arg);
 	default:
 		return -EINVAL;
 	}
@@ -172,7 +221,7 @@ static int parse_args(int argc, char **argv, struct mkfs_raw *raw)
 	raw->verbosity = 1;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":d:m:Mn:s:O:R:L:U:b:KfqvVl:r:",
+	while ((c = getopt_long(argc, argv, ":d:m:Mn:s:O:R:L:U:b:KfqvVl:r:u:",
 				long_options, NULL)) != -1) {
 		if (c == '?' || c == ':') {
 			cmd_option_error("mkfs", argv, c);
@@ -218,9 +267,13 @@ static int make_filesystem(const struct mkfs_params *p)
 		return -ENOMEM;
 	}
 	memset(&res, 0, sizeof(res));
-	ret = mkfs_probe_devices(p, g);
+	ret = mkfs_rootdir_size(p, g);
+	if (!ret)
+		ret = mkfs_probe_devices(p, g);
 	if (!ret)
 		ret = mkfs_compute_geometry(p, g);
+	if (!ret)
+		mkfs_rootdir_fit_chunks(p, g);
 	if (!ret)
 		ret = mkfs_discard_devices(p, g);
 	if (!ret)
@@ -232,6 +285,18 @@ static int make_filesystem(const struct mkfs_params *p)
 	mkfs_close_devices(g, ret != 0);
 	free(g);
 	return ret;
+}
+
+static void free_params(struct mkfs_params *p)
+{
+	int i;
+
+	for (i = 0; i < p->rootdir.nr_subvols; i++)
+		free(p->rootdir.subvols[i].rel);
+	p->rootdir.nr_subvols = 0;
+	for (i = 0; i < p->rootdir.nr_iflags; i++)
+		free(p->rootdir.iflags[i].rel);
+	p->rootdir.nr_iflags = 0;
 }
 
 int cmd_mkfs(int argc, char **argv)
@@ -247,10 +312,13 @@ int cmd_mkfs(int argc, char **argv)
 	}
 	ret = mkfs_validate_params(&raw, &params);
 	free_raw(&raw);
-	if (ret)
+	if (ret) {
+		free_params(&params);
 		return ret > 0 ? GHEE_EXIT_OK : GHEE_EXIT_USAGE;
+	}
 	print_header(&params);
 	ret = make_filesystem(&params);
+	free_params(&params);
 	if (fflush(stdout) && !ret) {
 		cmd_error("cannot write the summary: %m");
 		return GHEE_EXIT_FAILURE;

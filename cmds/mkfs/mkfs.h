@@ -23,6 +23,9 @@
 #include <stdio.h>
 #include "kernel-shared/format.h"
 #include "cmds/commands.h"
+#include "rootdir.h"
+
+struct btrfs_trans_handle;
 
 #define MKFS_MAX_DEVICES	64
 
@@ -45,6 +48,15 @@ struct mkfs_raw {
 	bool nodiscard;
 	int verbosity;		/* 0 quiet, 1 normal, 2+ verbose */
 	const char *format;	/* "text" or "json" */
+	const char *rootdir;
+	const char *subvols[MKFS_MAX_SUBVOLS];
+	int nr_subvols;
+	const char *iflags[MKFS_MAX_SUBVOLS];
+	int nr_iflags;
+	const char *owner;
+	const char *root_owner;
+	bool one_file_system;
+	bool shrink;
 	char **devices;
 	int nr_devices;
 };
@@ -92,6 +104,8 @@ struct mkfs_params {
 	enum mkfs_format format;
 	int nr_devices;
 	char **paths;
+	u64 now_sec;		/* SOURCE_DATE_EPOCH or the current time */
+	struct mkfs_rootdir_opts rootdir;
 };
 
 /* one target, as opened by probe.c */
@@ -132,6 +146,9 @@ struct mkfs_geometry {
 	/* system, metadata and data chunks; in mixed mode the metadata
 	 * plan is the one mixed chunk and the data plan has length 0 */
 	struct mkfs_chunk_plan chunks[MKFS_NR_CHUNKS];
+	/* --rootdir: the pre-scan and the device size it needs (0: none) */
+	struct rootdir_scan scan;
+	u64 rootdir_need;
 };
 
 /* the result, for the summary */
@@ -143,6 +160,8 @@ struct mkfs_result {
 	/* allocated logical bytes per kind, as the summary shows them */
 	u64 chunk_bytes[MKFS_NR_CHUNKS];
 	u64 chunk_type[MKFS_NR_CHUNKS];
+	struct rootdir_stats rootdir;
+	u64 shrunk_size;	/* --shrink: the device size after it, 0 if not */
 };
 
 
@@ -174,6 +193,13 @@ int mkfs_wipe_devices(const struct mkfs_geometry *g);
 /* geometry.c */
 u64 mkfs_min_dev_size(const struct mkfs_params *p);
 int mkfs_compute_geometry(const struct mkfs_params *p, struct mkfs_geometry *g);
+
+/* rootdir-size.c: pre-scan and size for --rootdir; chunk sizes for --shrink */
+int mkfs_rootdir_size(const struct mkfs_params *p, struct mkfs_geometry *g);
+void mkfs_rootdir_fit_chunks(const struct mkfs_params *p, struct mkfs_geometry *g);
+
+/* qgroups.c: the qgroup of every subvolume after --rootdir */
+int mkfs_fill_qgroups(struct btrfs_trans_handle *trans, u64 nr_subvols);
 
 /* create.c */
 int mkfs_create(const struct mkfs_params *p, struct mkfs_geometry *g,

@@ -11,6 +11,9 @@
 #include <strings.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <stdint.h>
 #include <uuid/uuid.h>
 #include "mkfs.h"
 #include "kernel-shared/csum.h"
@@ -378,6 +381,244 @@ static int parse_names(const struct mkfs_raw *raw, struct mkfs_params *p)
 	return 0;
 }
 
+/* "UID:GID", both decimal */
+static int parse_owner(const char *opt, const char *str, struct mkfs_owner *o)
+{
+	unsigned long long uid, gid;
+	char *end;
+
+	errno = 0;
+	uid = strtoull(str, &end, 10);
+	if (errno || end == str || *end != ':' || uid > UINT32_MAX)
+		goto bad;
+	str = end + 1;
+	gid = strtoull(str, &end, 10);
+	if (errno || end == str || *end || gid > UINT32_MAX)
+		goto bad;
+	o->set = true;
+	o->uid = (u32)uid;
+	o->gid = (u32)gid;
+	return 0;
+bad:
+	cmd_error("invalid %s '%s', expected UID:GID", opt, str);
+	return -EINVAL;
+}
+
+/* SOURCE_DATE_EPOCH: seconds since 1970, as reproducible builds define it */
+static int parse_epoch(struct mkfs_params *p)
+{
+	const char *env = getenv("SOURCE_DATE_EPOCH");
+	unsigned long long v;
+	struct timespec now;
+	char *end;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	p->now_sec = (u64)now.tv_sec;
+	if (!env || !*env)
+		return 0;
+	errno = 0;
+	v = strtoull(env, &end, 10);
+	if (errno || *end || !isdigit((unsigned char)*env)) {
+		cmd_error("invalid SOURCE_DATE_EPOCH '%s', expected seconds since 1970", env);
+		return -EINVAL;
+	}
+	p->now_sec = v;
+	p->rootdir.have_epoch = true;
+	p->rootdir.epoch = v;
+	return 0;
+}
+
+static int subvol_error(const char *arg, const char *why)
+{
+	cmd_error("--subvol %s: %s", arg, why);
+	return -EINVAL;
+}
+
+/* [TYPE:]SUBDIR -> type and SUBDIR without leading "./" or trailing '/' */
+static int parse_one_subvol(const char *dir, const char *arg, struct mkfs_subvol *sv)
+{
+	static const struct { const char *name; enum mkfs_subvol_type type; } types[] = {
+		{ "rw:", MKFS_SUBVOL_RW }, { "ro:", MKFS_SUBVOL_RO },
+		{ "default:", MKFS_SUBVOL_DEFAULT }, { "default-ro:", MKFS_SUBVOL_DEFAULT_RO },
+	};
+	const char *rel = arg;
+	char *full, *real_dir, *real_sub;
+	struct stat st;
+	size_t i, len;
+	bool inside;
+
+	sv->type = MKFS_SUBVOL_RW;
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		if (!strncmp(arg, types[i].name, strlen(types[i].name))) {
+			sv->type = types[i].type;
+			rel = arg + strlen(types[i].name);
+			break;
+		}
+	}
+	while (!strncmp(rel, "./", 2))
+		rel += 2;
+	len = strlen(rel);
+	while (len && rel[len - 1] == '/')
+		len--;
+	if (!len || rel[0] == '/')
+		return subvol_error(arg, "expected a directory relative to --rootdir");
+	sv->rel = strndup(rel, len);
+	full = malloc(strlen(dir) + len + 2);
+	if (!sv->rel || !full) {
+		free(full);
+		return -ENOMEM;
+	}
+	sprintf(full, "%s/%s", dir, sv->rel);
+	if (lstat(full, &st) || !S_ISDIR(st.st_mode)) {
+		free(full);
+		return subvol_error(arg, "not a directory inside --rootdir");
+	}
+	real_dir = realpath(dir, NULL);
+	real_sub = realpath(full, NULL);
+	free(full);
+	inside = real_dir && real_sub && strlen(real_sub) > strlen(real_dir) &&
+		 !strncmp(real_sub, real_dir, strlen(real_dir)) &&
+		 (real_sub[strlen(real_dir)] == '/' || !strcmp(real_dir, "/"));
+	/* the walk matches the path as typed: it must be the real one */
+	if (inside && strcmp(real_sub + strlen(real_dir) + (strcmp(real_dir, "/") ? 1 : 0),
+			     sv->rel))
+		inside = false;
+	free(real_dir);
+	free(real_sub);
+	if (!inside)
+		return subvol_error(arg, "not a directory inside --rootdir (use its plain path)");
+	return 0;
+}
+
+static int parse_subvols(const struct mkfs_raw *raw, struct mkfs_rootdir_opts *o)
+{
+	int i, j, defaults = 0, ret;
+
+	for (i = 0; i < raw->nr_subvols; i++) {
+		ret = parse_one_subvol(o->path, raw->subvols[i], &o->subvols[i]);
+		o->nr_subvols = i + 1;
+		if (ret)
+			return ret;
+		for (j = 0; j < i; j++) {
+			if (!strcmp(o->subvols[j].rel, o->subvols[i].rel))
+				return subvol_error(raw->subvols[i], "given twice");
+		}
+		if (o->subvols[i].type == MKFS_SUBVOL_DEFAULT ||
+		    o->subvols[i].type == MKFS_SUBVOL_DEFAULT_RO)
+			defaults++;
+	}
+	if (defaults > 1) {
+		cmd_error("--subvol: at most one default subvolume");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* FLAGS:PATH, FLAGS a comma separated list of nodatacow and nodatasum */
+static int parse_one_iflags(const char *dir, const char *arg, struct mkfs_inode_flags *f)
+{
+	const char *colon = strchr(arg, ':'), *s = arg;
+	char *full;
+	struct stat st;
+	size_t len;
+
+	f->flags = 0;
+	if (!colon) {
+		cmd_error("--inode-flags %s: expected FLAGS:PATH", arg);
+		return -EINVAL;
+	}
+	while (s < colon) {
+		const char *end = memchr(s, ',', (size_t)(colon - s));
+		size_t n = (size_t)((end ? end : colon) - s);
+
+		if (n == 9 && !strncmp(s, "nodatacow", 9))
+			f->flags |= BTRFS_INODE_NODATACOW;
+		else if (n == 9 && !strncmp(s, "nodatasum", 9))
+			f->flags |= BTRFS_INODE_NODATASUM;
+		else {
+			cmd_error("--inode-flags %s: unknown flag '%.*s' (nodatacow, nodatasum)",
+				  arg, (int)n, s);
+			return -EINVAL;
+		}
+		s += n + (end ? 1 : 0);
+	}
+	s = colon + 1;
+	while (!strncmp(s, "./", 2))
+		s += 2;
+	len = strlen(s);
+	while (len && s[len - 1] == '/')
+		len--;
+	if (!f->flags || !len || s[0] == '/' || strstr(s, "..")) {
+		cmd_error("--inode-flags %s: expected FLAGS:PATH, PATH relative to --rootdir", arg);
+		return -EINVAL;
+	}
+	f->rel = strndup(s, len);
+	full = malloc(strlen(dir) + len + 2);
+	if (!f->rel || !full) {
+		free(full);
+		return -ENOMEM;
+	}
+	sprintf(full, "%s/%s", dir, f->rel);
+	if (lstat(full, &st)) {
+		cmd_error("--inode-flags %s: %s: %m", arg, full);
+		free(full);
+		return -EINVAL;
+	}
+	free(full);
+	return 0;
+}
+
+static int parse_all_iflags(const struct mkfs_raw *raw, struct mkfs_rootdir_opts *o)
+{
+	int i, j, ret;
+
+	for (i = 0; i < raw->nr_iflags; i++) {
+		ret = parse_one_iflags(o->path, raw->iflags[i], &o->iflags[i]);
+		o->nr_iflags = i + 1;
+		if (ret)
+			return ret;
+		for (j = 0; j < i; j++) {
+			if (!strcmp(o->iflags[j].rel, o->iflags[i].rel)) {
+				cmd_error("--inode-flags %s: the path is given twice", raw->iflags[i]);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
+static int parse_rootdir(const struct mkfs_raw *raw, struct mkfs_params *p)
+{
+	struct mkfs_rootdir_opts *o = &p->rootdir;
+	int ret;
+
+	if (!raw->rootdir) {
+		if (raw->owner || raw->root_owner || raw->shrink || raw->one_file_system ||
+		    raw->nr_subvols || raw->nr_iflags) {
+			cmd_error("--subvol, --inode-flags, --owner, --root-owner, --shrink and --one-file-system need --rootdir");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (raw->nr_devices > 1) {
+		cmd_error("the option --rootdir is limited to a single device");
+		return -EINVAL;
+	}
+	o->path = raw->rootdir;
+	o->shrink = raw->shrink;
+	o->one_file_system = raw->one_file_system;
+	ret = raw->owner ? parse_owner("--owner", raw->owner, &o->owner) : 0;
+	if (!ret && raw->root_owner)
+		ret = parse_owner("--root-owner", raw->root_owner, &o->root_owner);
+	o->now_sec = p->now_sec;
+	o->derive_uuids = p->fsid_given;
+	if (!ret)
+		ret = parse_subvols(raw, o);
+	if (!ret)
+		ret = parse_all_iflags(raw, o);
+	return ret;
+}
+
 static int parse_format(const struct mkfs_raw *raw, struct mkfs_params *p)
 {
 	if (!raw->format || !strcmp(raw->format, "text")) {
@@ -415,6 +656,10 @@ int mkfs_validate_params(const struct mkfs_raw *raw, struct mkfs_params *p)
 	ret = parse_format(raw, p);
 	if (!ret)
 		ret = parse_names(raw, p);
+	if (!ret)
+		ret = parse_epoch(p);
+	if (!ret)
+		ret = parse_rootdir(raw, p);
 	if (!ret && raw->csum)
 		ret = parse_csum(raw->csum, &p->csum_type);
 	if (!ret)

@@ -144,10 +144,13 @@ static bool read_rotational(const struct stat *st)
 	return val != 0;
 }
 
-/* create a missing image file of -b bytes */
-static int create_image(const struct mkfs_params *p, struct mkfs_device *d)
+/* create a missing image file of -b bytes (--rootdir: the size it needs) */
+static int create_image(const struct mkfs_params *p, const struct mkfs_geometry *g,
+			struct mkfs_device *d)
 {
-	if (!p->byte_count) {
+	u64 size = p->byte_count ? p->byte_count : g->rootdir_need;
+
+	if (!size) {
 		cmd_error("cannot open %s: %s (give -b SIZE to create an image file)",
 			   d->path, strerror(ENOENT));
 		return -ENOENT;
@@ -158,9 +161,9 @@ static int create_image(const struct mkfs_params *p, struct mkfs_device *d)
 		return -errno;
 	}
 	d->created = true;
-	if (ftruncate(d->fd, (off_t)p->byte_count)) {
+	if (ftruncate(d->fd, (off_t)size)) {
 		cmd_error("cannot set the size of %s to %llu: %m", d->path,
-			   (unsigned long long)p->byte_count);
+			   (unsigned long long)size);
 		return -errno;
 	}
 	return 0;
@@ -221,7 +224,33 @@ static int open_existing(const struct mkfs_params *p, struct mkfs_device *d,
 	return 0;
 }
 
-static int probe_one(const struct mkfs_params *p, struct mkfs_device *d)
+/*
+ * --rootdir without -b: an image file smaller than the tree needs grows
+ * (it stays sparse); a block device that small is refused before
+ * anything is written.
+ */
+static int fit_rootdir(const struct mkfs_params *p, const struct mkfs_geometry *g,
+		       struct mkfs_device *d)
+{
+	if (!g->rootdir_need || p->byte_count || d->raw_size >= g->rootdir_need)
+		return 0;
+	if (d->is_blockdev) {
+		cmd_error("%s is too small for --rootdir %s: %llu bytes, at least %llu needed",
+			  d->path, p->rootdir.path, (unsigned long long)d->raw_size,
+			  (unsigned long long)g->rootdir_need);
+		return -ENOSPC;
+	}
+	if (ftruncate(d->fd, (off_t)g->rootdir_need)) {
+		cmd_error("cannot grow %s to %llu bytes: %m", d->path,
+			  (unsigned long long)g->rootdir_need);
+		return -errno;
+	}
+	d->raw_size = g->rootdir_need;
+	return 0;
+}
+
+static int probe_one(const struct mkfs_params *p, const struct mkfs_geometry *g,
+		     struct mkfs_device *d)
 {
 	struct stat st;
 	int ret;
@@ -231,7 +260,7 @@ static int probe_one(const struct mkfs_params *p, struct mkfs_device *d)
 			cmd_error("cannot access %s: %m", d->path);
 			return -errno;
 		}
-		ret = create_image(p, d);
+		ret = create_image(p, g, d);
 		if (ret)
 			return ret;
 		if (fstat(d->fd, &st))
@@ -245,6 +274,9 @@ static int probe_one(const struct mkfs_params *p, struct mkfs_device *d)
 	if (ret)
 		return ret;
 	d->rotational = d->is_blockdev ? read_rotational(&st) : true;
+	ret = fit_rootdir(p, g, d);
+	if (ret)
+		return ret;
 	d->size = d->raw_size;
 	if (p->byte_count) {
 		if (p->byte_count > d->raw_size) {
@@ -351,7 +383,7 @@ int mkfs_probe_devices(const struct mkfs_params *p, struct mkfs_geometry *g)
 {
 	int i, ret;
 
-	memset(g, 0, sizeof(*g));
+	/* @g comes zeroed, with only the --rootdir size filled in */
 	if (p->nr_devices > MKFS_MAX_DEVICES) {
 		cmd_error("too many devices: %d (at most %d)", p->nr_devices,
 			   MKFS_MAX_DEVICES);
@@ -364,7 +396,7 @@ int mkfs_probe_devices(const struct mkfs_params *p, struct mkfs_geometry *g)
 	}
 	g->nr_devs = p->nr_devices;
 	for (i = 0; i < g->nr_devs; i++) {
-		ret = probe_one(p, &g->devs[i]);
+		ret = probe_one(p, g, &g->devs[i]);
 		if (ret)
 			return ret;
 	}

@@ -105,6 +105,23 @@ static void print_devices(FILE *out, const struct mkfs_geometry *g)
 	}
 }
 
+/* --rootdir: what was copied, in one line */
+static void print_rootdir(FILE *out, const struct mkfs_params *p,
+			  const struct mkfs_result *res)
+{
+	const struct rootdir_stats *r = &res->rootdir;
+	char bytes[32];
+
+	mkfs_pretty_size(r->bytes, bytes, sizeof(bytes));
+	fprintf(out, "%-20s%s\n", "Rootdir:", p->rootdir.path);
+	fprintf(out, "%-20s%llu inodes (%llu files, %llu directories, %llu symlinks, %llu other, %llu more hard links), %s in %llu extents and %llu inline, %llu xattrs\n",
+		"Copied:", (unsigned long long)r->inodes, (unsigned long long)r->regular,
+		(unsigned long long)r->dirs, (unsigned long long)r->symlinks,
+		(unsigned long long)r->special, (unsigned long long)r->hardlinks, bytes,
+		(unsigned long long)r->extents, (unsigned long long)r->inline_extents,
+		(unsigned long long)r->xattrs);
+}
+
 void mkfs_print_summary(FILE *out, const struct mkfs_params *p,
 			const struct mkfs_geometry *g,
 			const struct mkfs_result *res)
@@ -112,7 +129,8 @@ void mkfs_print_summary(FILE *out, const struct mkfs_params *p,
 	char uuid[37], size[32];
 
 	uuid_unparse(res->fsid, uuid);
-	mkfs_pretty_size(g->total_bytes, size, sizeof(size));
+	mkfs_pretty_size(res->shrunk_size ? res->shrunk_size : g->total_bytes, size,
+			 sizeof(size));
 	fprintf(out, "%-20s%s\n", "Label:", p->label[0] ? p->label : "(null)");
 	fprintf(out, "%-20s%s\n", "UUID:", uuid);
 	fprintf(out, "%-20s%u\n", "Node size:", p->nodesize);
@@ -126,6 +144,8 @@ void mkfs_print_summary(FILE *out, const struct mkfs_params *p,
 	fprintf(out, "%-20s%s\n", "Checksum:", csum_display_name(p->csum_type));
 	fprintf(out, "%-20s%d\n", "Number of devices:", g->nr_devs);
 	print_devices(out, g);
+	if (p->rootdir.path)
+		print_rootdir(out, p, res);
 	fputc('\n', out);
 	/* what mkfs.btrfs tells, because the kernel may pick a slow driver */
 	if (p->csum_type == BTRFS_CSUM_TYPE_SHA256)
@@ -203,6 +223,27 @@ static void json_devices(FILE *out, const struct mkfs_geometry *g)
 	fprintf(out, "  ]\n");
 }
 
+static void json_rootdir(FILE *out, const struct mkfs_params *p,
+			 const struct mkfs_result *res)
+{
+	const struct rootdir_stats *r = &res->rootdir;
+
+	fprintf(out, "  \"rootdir\": {\n    \"path\": ");
+	json_string(out, p->rootdir.path);
+	fprintf(out, ",\n    \"inodes\": %llu,\n    \"files\": %llu,\n    \"directories\": %llu,\n"
+		"    \"symlinks\": %llu,\n    \"special\": %llu,\n    \"extra_hard_links\": %llu,\n"
+		"    \"xattrs\": %llu,\n    \"bytes\": %llu,\n    \"extents\": %llu,\n"
+		"    \"extent_bytes\": %llu,\n    \"inline_extents\": %llu,\n"
+		"    \"hole_extents\": %llu,\n    \"shrunk_size\": %llu\n  },\n",
+		(unsigned long long)r->inodes, (unsigned long long)r->regular,
+		(unsigned long long)r->dirs, (unsigned long long)r->symlinks,
+		(unsigned long long)r->special, (unsigned long long)r->hardlinks,
+		(unsigned long long)r->xattrs, (unsigned long long)r->bytes,
+		(unsigned long long)r->extents, (unsigned long long)r->data_extent_bytes,
+		(unsigned long long)r->inline_extents, (unsigned long long)r->hole_extents,
+		(unsigned long long)res->shrunk_size);
+}
+
 void mkfs_print_json(FILE *out, const struct mkfs_params *p,
 		     const struct mkfs_geometry *g,
 		     const struct mkfs_result *res)
@@ -217,7 +258,7 @@ void mkfs_print_json(FILE *out, const struct mkfs_params *p,
 	fprintf(out, "  \"nodesize\": %u,\n  \"sectorsize\": %u,\n",
 		p->nodesize, p->sectorsize);
 	fprintf(out, "  \"size\": %llu,\n  \"bytes_used\": %llu,\n",
-		(unsigned long long)g->total_bytes,
+		(unsigned long long)(res->shrunk_size ? res->shrunk_size : g->total_bytes),
 		(unsigned long long)res->bytes_used);
 	fprintf(out, "  \"generation\": %llu,\n",
 		(unsigned long long)res->generation);
@@ -244,6 +285,8 @@ void mkfs_print_json(FILE *out, const struct mkfs_params *p,
 		(unsigned long long)g->compat_ro);
 	fprintf(out, "  \"checksum\": \"%s\",\n", csum_display_name(p->csum_type));
 	fprintf(out, "  \"num_devices\": %d,\n", g->nr_devs);
+	if (p->rootdir.path)
+		json_rootdir(out, p, res);
 	json_devices(out, g);
 	fprintf(out, "}\n");
 }

@@ -27,7 +27,8 @@
 	X(v1_cache) \
 	X(compression) \
 	X(v1_decode) \
-	X(extent_owners)
+	X(extent_owners) \
+	X(rootdir)
 
 #define GHEE_DECLARE_SUITE(name) Suite *name##_suite(void);
 GHEE_UNIT_SUITES(GHEE_DECLARE_SUITE)

@@ -65,7 +65,9 @@ expect_usage "is too long (max 255)" -L "$(printf 'x%.0s' $(seq 256))" "$img"
 expect_usage "invalid size '1X'" -b 1X "$img"
 expect_usage "unknown output format" --format yaml "$img"
 expect_usage "--leafsize has been removed" -l 16k "$img"
-expect_usage "--rootdir is not supported" -r /tmp "$img"
+expect_usage "--rootdir is limited to a single device" -r /tmp "$img" "$img.2"
+expect_usage "need --rootdir" --shrink "$img"
+expect_usage "invalid --root-owner" -r /tmp --root-owner 1 "$img"
 
 # nothing above may have touched the image
 [ "$(stat -c %b "$img")" = 0 ] || fail "a refused command wrote to the image"

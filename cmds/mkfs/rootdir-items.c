@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Inode items from what the host's statx() says (with --owner and
+ * SOURCE_DATE_EPOCH applied), and the xattrs of a file, copied raw (POSIX
+ * ACLs and capabilities are stored by btrfs as the VFS hands them out).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <sys/sysmacros.h>
+#include "rootdir-internal.h"
+#include "kernel-shared/inode.h"
+#include "cmds/commands.h"
+
+/* a time later than SOURCE_DATE_EPOCH becomes it */
+static void set_time(const struct mkfs_rootdir_opts *o, const struct statx_timestamp *t,
+		     u64 *sec, u32 *nsec)
+{
+	if (o->have_epoch && (t->tv_sec > (s64)o->epoch ||
+			      (t->tv_sec == (s64)o->epoch && t->tv_nsec))) {
+		*sec = o->epoch;
+		*nsec = 0;
+		return;
+	}
+	*sec = (u64)t->tv_sec;
+	*nsec = t->tv_nsec;
+}
+
+/* the kernel's internal dev_t, which btrfs stores: major << 20 | minor */
+static u64 kernel_rdev(const struct statx *stx)
+{
+	return ((u64)stx->stx_rdev_major << 20) | stx->stx_rdev_minor;
+}
+
+void rootdir_inode_params(const struct mkfs_rootdir_opts *o, const struct statx *stx,
+			  bool top, struct btrfs_inode_params *ip)
+{
+	const struct mkfs_owner *own = top && o->root_owner.set ? &o->root_owner : &o->owner;
+
+	memset(ip, 0, sizeof(*ip));
+	ip->mode = stx->stx_mode;
+	ip->uid = own->set ? own->uid : stx->stx_uid;
+	ip->gid = own->set ? own->gid : stx->stx_gid;
+	ip->nlink = 1;
+	if (S_ISCHR(stx->stx_mode) || S_ISBLK(stx->stx_mode))
+		ip->rdev = kernel_rdev(stx);
+	set_time(o, &stx->stx_atime, &ip->atime.sec, &ip->atime.nsec);
+	set_time(o, &stx->stx_mtime, &ip->mtime.sec, &ip->mtime.nsec);
+	set_time(o, &stx->stx_ctime, &ip->ctime.sec, &ip->ctime.nsec);
+	/* the creation time of the copy: the source's birth time when known */
+	if (stx->stx_mask & STATX_BTIME)
+		set_time(o, &stx->stx_btime, &ip->otime.sec, &ip->otime.nsec);
+	else
+		ip->otime = ip->ctime;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static ssize_t list_xattrs(int fd, const char *path, char *buf, size_t len)
+{
+	return fd >= 0 ? flistxattr(fd, buf, len) : llistxattr(path, buf, len);
+}
+
+static ssize_t get_xattr(int fd, const char *path, const char *name, void *buf,
+			 size_t len)
+{
+	return fd >= 0 ? fgetxattr(fd, name, buf, len) : lgetxattr(path, name, buf, len);
+}
+
+/* the names of @fd's (or @path's) xattrs, sorted; *@nr 0 when none */
+static int xattr_names(int fd, const char *path, char **list, char ***names, size_t *nr)
+{
+	ssize_t len = list_xattrs(fd, path, NULL, 0);
+	size_t i, n = 0;
+	char *p;
+
+	*list = NULL;
+	*names = NULL;
+	*nr = 0;
+	if (len < 0 && (errno == ENOTSUP || errno == ENODATA))
+		return 0;
+	if (len < 0) {
+		cmd_error("cannot list the xattrs of %s: %m", path);
+		return -errno;
+	}
+	if (!len)
+		return 0;
+	*list = malloc((size_t)len + 1);
+	if (!*list)
+		return -ENOMEM;
+	len = list_xattrs(fd, path, *list, (size_t)len);
+	if (len < 0) {
+		cmd_error("cannot list the xattrs of %s: %m", path);
+		return -errno;
+	}
+	(*list)[len] = 0;
+	for (p = *list; p < *list + len; p += strlen(p) + 1)
+		n++;
+	*names = malloc(n * sizeof(char *));
+	if (!*names)
+		return -ENOMEM;
+	for (i = 0, p = *list; p < *list + len; p += strlen(p) + 1)
+		(*names)[i++] = p;
+	/* listxattr's order is the host filesystem's: sort for reproducibility */
+	qsort(*names, n, sizeof(char *), cmp_names);
+	*nr = n;
+	return 0;
+}
+
+static int copy_one_xattr(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+			  u64 ino, int fd, const char *path, const char *name)
+{
+	ssize_t len = get_xattr(fd, path, name, NULL, 0);
+	void *val;
+	int ret;
+
+	if (len < 0) {
+		cmd_error("cannot read xattr %s of %s: %m", name, path);
+		return -errno;
+	}
+	val = malloc(len ? (size_t)len : 1);
+	if (!val)
+		return -ENOMEM;
+	len = get_xattr(fd, path, name, val, (size_t)len);
+	if (len < 0) {
+		cmd_error("cannot read xattr %s of %s: %m", name, path);
+		free(val);
+		return -errno;
+	}
+	ret = btrfs_insert_xattr_item(trans, root, ino, name, (int)strlen(name), val,
+				      (u32)len);
+	if (ret == -E2BIG || ret == -ENAMETOOLONG)
+		cmd_error("xattr %s of %s (%zd bytes) does not fit a tree leaf",
+			  name, path, len);
+	free(val);
+	return ret;
+}
+
+int rootdir_copy_xattrs(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+			u64 ino, int fd, const char *path, u64 *count)
+{
+	char *list, **names;
+	size_t nr, i;
+	int ret;
+
+	ret = xattr_names(fd, path, &list, &names, &nr);
+	for (i = 0; !ret && i < nr; i++) {
+		ret = copy_one_xattr(trans, root, ino, fd, path, names[i]);
+		if (!ret)
+			(*count)++;
+	}
+	free(names);
+	free(list);
+	return ret;
+}

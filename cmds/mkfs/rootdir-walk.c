@@ -1,0 +1,667 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The --rootdir walk.  Each directory is read whole, its names sorted
+ * with strcmp(); its entries then get consecutive inode numbers in that
+ * order and are created (inode, ref, xattrs, data, dir item and index),
+ * and only then are its subdirectories walked, in the same order.  So
+ * the inode numbers depend only on the names, and nearly every item goes
+ * in at the end of the fs tree.
+ *
+ * State kept per file: none, except for files the host says have more
+ * than one link (the hard-link map); per directory: its sorted listing
+ * while its subdirectories are walked.  The transaction is committed
+ * every ROOTDIR_COMMIT_INODES inodes to bound the memory held by dirty
+ * tree blocks and queued extent refs.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <sys/sysmacros.h>
+#include "rootdir-internal.h"
+#include "lib/array.h"
+#include "kernel-shared/ctree.h"
+#include "kernel-shared/transaction.h"
+#include "kernel-shared/inode.h"
+#include "kernel-shared/file-item.h"
+#include "cmds/commands.h"
+#include "cmds/check/progress.h"
+
+#define ROOTDIR_COMMIT_INODES	16384
+
+struct walk {
+	struct btrfs_fs_info *fs;
+	struct btrfs_trans_handle **trans;
+	struct btrfs_root *root;
+	const struct mkfs_rootdir_opts *o;
+	const struct rootdir_image *image;
+	struct rootdir_data_ctx dc;
+	struct rootdir_links links;
+	struct rootdir_stats *stats;
+	u64 next_ino;
+	u64 top_dev;
+	size_t top_len;		/* of DIR in path: path + top_len + 1 is relative */
+	u64 dir_flags;		/* --inode-flags the current directory passes on */
+	u64 cur_flags;		/* those of the entry being created */
+	u64 since_commit;
+	int verbosity;
+	u32 max_symlink;
+	char *path;
+	size_t path_len;
+	size_t path_alloc;
+	struct check_progress progress;
+	u64 progress_total;
+};
+
+/* one directory's sorted names */
+struct listing {
+	char *pool;
+	size_t pool_len, pool_alloc;
+	u32 *off;		/* name offsets into pool */
+	size_t nr, alloc;
+};
+
+static const char *listing_name(const struct listing *l, size_t i)
+{
+	return l->pool + l->off[i];
+}
+
+static void listing_free(struct listing *l)
+{
+	free(l->pool);
+	free(l->off);
+}
+
+static int listing_add(struct listing *l, const char *name)
+{
+	size_t len = strlen(name) + 1;
+
+	if (l->pool_len + len > UINT32_MAX)
+		return -E2BIG;
+	if (ARRAY_RESERVE(l->pool, l->pool_alloc, l->pool_len + len, 4096) ||
+	    ARRAY_RESERVE(l->off, l->alloc, l->nr + 1, 64))
+		return -ENOMEM;
+	memcpy(l->pool + l->pool_len, name, len);
+	l->off[l->nr++] = (u32)l->pool_len;
+	l->pool_len += len;
+	return 0;
+}
+
+static int cmp_off(const void *a, const void *b, void *pool)
+{
+	return strcmp((const char *)pool + *(const u32 *)a,
+		      (const char *)pool + *(const u32 *)b);
+}
+
+/* push "/name" on the path (for messages); returns the old length */
+static int path_push(struct walk *w, const char *name, size_t *old)
+{
+	size_t len = strlen(name);
+
+	*old = w->path_len;
+	if (ARRAY_RESERVE(w->path, w->path_alloc, w->path_len + len + 2, 256))
+		return -ENOMEM;
+	w->path[w->path_len++] = '/';
+	memcpy(w->path + w->path_len, name, len + 1);
+	w->path_len += len;
+	return 0;
+}
+
+static void path_pop(struct walk *w, size_t old)
+{
+	w->path_len = old;
+	w->path[old] = 0;
+}
+
+static int read_listing(struct walk *w, int dirfd, struct listing *l)
+{
+	int fd = dup(dirfd);
+	struct dirent *de;
+	DIR *d;
+	int ret = 0;
+
+	memset(l, 0, sizeof(*l));
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
+	for (;;) {
+		errno = 0;
+		de = readdir(d);
+		if (!de)
+			break;
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		ret = listing_add(l, de->d_name);
+		if (ret)
+			break;
+	}
+	if (!ret && errno) {
+		ret = -errno;
+		cmd_error("cannot read directory %s: %m", w->path);
+	}
+	closedir(d);
+	if (l->nr)
+		qsort_r(l->off, l->nr, sizeof(u32), cmp_off, l->pool);
+	return ret;
+}
+
+static int commit_if_due(struct walk *w)
+{
+	int ret;
+
+	if (++w->since_commit < ROOTDIR_COMMIT_INODES)
+		return 0;
+	w->since_commit = 0;
+	ret = btrfs_commit_transaction(*w->trans);
+	*w->trans = NULL;
+	if (!ret)
+		ret = btrfs_start_transaction(w->fs, w->trans);
+	return ret;
+}
+
+static int insert_inode(struct walk *w, u64 ino, const struct statx *stx, u64 size,
+			u64 nbytes)
+{
+	struct btrfs_inode_params ip;
+
+	rootdir_inode_params(w->o, stx, false, &ip);
+	ip.size = size;
+	ip.nbytes = nbytes;
+	if (S_ISDIR(stx->stx_mode))
+		ip.flags = w->cur_flags;
+	else if (S_ISREG(stx->stx_mode))
+		ip.flags = w->cur_flags & BTRFS_INODE_NODATACOW ?
+			   w->cur_flags | BTRFS_INODE_NODATASUM : w->cur_flags;
+	return btrfs_insert_inode(*w->trans, w->root, ino, &ip);
+}
+
+static int open_error(struct walk *w, const char *what)
+{
+	int ret = -errno;
+
+	cmd_error("cannot open %s %s: %m", what, w->path);
+	return ret;
+}
+
+static int create_regular(struct walk *w, int dirfd, const char *name, u64 ino,
+			  const struct statx *stx)
+{
+	struct statx after;
+	u64 nbytes;
+	int fd, ret;
+
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NOATIME | O_CLOEXEC);
+	if (fd < 0 && errno == EPERM)
+		fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return open_error(w, "file");
+	ret = rootdir_copy_xattrs(*w->trans, w->root, ino, fd, w->path, &w->stats->xattrs);
+	/* nodatacow files have no checksums either, as the kernel keeps them */
+	w->dc.nodatasum = w->cur_flags & (BTRFS_INODE_NODATASUM | BTRFS_INODE_NODATACOW);
+	if (!ret)
+		ret = rootdir_copy_file(&w->dc, *w->trans, w->root, ino, fd, w->path,
+					stx->stx_size, &nbytes);
+	if (!ret && (statx(fd, "", AT_EMPTY_PATH, STATX_SIZE, &after) ||
+		     after.stx_size != stx->stx_size)) {
+		cmd_error("%s changed size while it was copied", w->path);
+		ret = -ESTALE;
+	}
+	close(fd);
+	/* after the data: nbytes is known only now */
+	if (!ret)
+		ret = insert_inode(w, ino, stx, stx->stx_size, nbytes);
+	w->stats->regular++;
+	return ret;
+}
+
+static int create_symlink(struct walk *w, int dirfd, const char *name, u64 ino,
+			  const struct statx *stx)
+{
+	char target[PATH_MAX + 1];
+	ssize_t len = readlinkat(dirfd, name, target, sizeof(target));
+	int ret;
+
+	if (len < 0) {
+		ret = -errno;
+		cmd_error("cannot read symlink %s: %m", w->path);
+		return ret;
+	}
+	if ((size_t)len > w->max_symlink || len >= PATH_MAX) {
+		cmd_error("symlink %s: target of %zd bytes is longer than the %u an inline extent holds",
+			  w->path, len, w->max_symlink);
+		return -ENAMETOOLONG;
+	}
+	ret = insert_inode(w, ino, stx, (u64)len, (u64)len);
+	if (!ret)
+		ret = rootdir_copy_xattrs(*w->trans, w->root, ino, -1, w->path,
+					  &w->stats->xattrs);
+	if (!ret && len)
+		ret = btrfs_insert_inline_extent(*w->trans, w->root, ino, target, (u32)len,
+						 (u64)len, BTRFS_COMPRESS_NONE);
+	w->stats->symlinks++;
+	return ret;
+}
+
+/* directories, fifos, sockets, devices: inode and xattrs */
+static int create_other(struct walk *w, u64 ino, const struct statx *stx)
+{
+	int ret = insert_inode(w, ino, stx, 0, 0);
+
+	if (!ret)
+		ret = rootdir_copy_xattrs(*w->trans, w->root, ino, -1, w->path,
+					  &w->stats->xattrs);
+	if (S_ISDIR(stx->stx_mode))
+		w->stats->dirs++;
+	else
+		w->stats->special++;
+	return ret;
+}
+
+static int create_inode(struct walk *w, int dirfd, const char *name, u64 ino,
+			const struct statx *stx)
+{
+	u32 mode = stx->stx_mode;
+
+	if (w->verbosity >= 2)
+		printf("ADD: %s\n", w->path);
+	w->stats->inodes++;
+	if (S_ISREG(mode))
+		return create_regular(w, dirfd, name, ino, stx);
+	if (S_ISLNK(mode))
+		return create_symlink(w, dirfd, name, ino, stx);
+	if (S_ISDIR(mode) || S_ISFIFO(mode) || S_ISSOCK(mode) || S_ISCHR(mode) ||
+	    S_ISBLK(mode))
+		return create_other(w, ino, stx);
+	cmd_error("%s: unknown file type %o", w->path, mode & S_IFMT);
+	return -EINVAL;
+}
+
+enum entry_kind {
+	ENTRY_SKIPPED,		/* no entry at all: the image itself */
+	ENTRY_OTHER,
+	ENTRY_DIR,		/* walk it later, in the same tree */
+	ENTRY_SUBVOL,		/* walk it later, into its own tree */
+};
+
+/* a --subvol directory: its own tree, an entry pointing at its root */
+static int add_subvol(struct walk *w, u64 dir_ino, const char *name, u64 index,
+		      const struct statx *stx, int idx, u64 *id)
+{
+	enum mkfs_subvol_type type = w->o->subvols[idx].type;
+	struct btrfs_root *root;
+	int ret;
+
+	*id = BTRFS_FIRST_FREE_OBJECTID + w->stats->subvols;
+	if (w->verbosity >= 2)
+		printf("ADD: %s (subvolume %llu)\n", w->path, (unsigned long long)*id);
+	ret = rootdir_make_subvol(*w->trans, w->o, w->root, dir_ino, name, index, *id,
+				  type == MKFS_SUBVOL_RO || type == MKFS_SUBVOL_DEFAULT_RO,
+				  stx, w->path, &root, &w->stats->xattrs);
+	if (ret)
+		return ret;
+	w->stats->subvols++;
+	w->stats->dirs++;
+	w->stats->inodes++;
+	if (type == MKFS_SUBVOL_DEFAULT || type == MKFS_SUBVOL_DEFAULT_RO)
+		w->stats->default_subvol = *id;
+	return 0;
+}
+
+/* --inode-flags naming the entry at the path */
+static u64 path_flags(const struct walk *w)
+{
+	const char *rel = w->path + w->top_len + 1;
+	u64 flags = 0;
+	int i;
+
+	for (i = 0; i < w->o->nr_iflags; i++) {
+		if (!strcmp(w->o->iflags[i].rel, rel))
+			flags |= w->o->iflags[i].flags;
+	}
+	return flags;
+}
+
+static u64 stx_dev(const struct statx *stx)
+{
+	return makedev(stx->stx_dev_major, stx->stx_dev_minor);
+}
+
+/*
+ * The inode a name stands for: the one made for an earlier name of the
+ * same host inode (hard links, only for files the host says have more
+ * than one link), or the next inode number.  *@is_new: create it.
+ */
+static int resolve_inode(struct walk *w, const struct statx *stx, u64 *ino, bool *is_new)
+{
+	struct rootdir_link *link = NULL;
+	bool linked = !S_ISDIR(stx->stx_mode) && stx->stx_nlink > 1;
+
+	if (linked)
+		link = rootdir_links_find(&w->links, stx_dev(stx), stx->stx_ino);
+	*is_new = !link;
+	if (link) {
+		*ino = link->btrfs_ino;
+		link->found++;
+		w->stats->hardlinks++;
+		return 0;
+	}
+	*ino = w->next_ino++;
+	return linked ? rootdir_links_add(&w->links, stx_dev(stx), stx->stx_ino, *ino) : 0;
+}
+
+/* the name in its directory: inode ref (or extref), dir item and index */
+static int link_entry(struct walk *w, u64 dir_ino, const char *name, u64 index, u64 ino,
+		      u32 mode)
+{
+	struct btrfs_key loc = { ino, BTRFS_INODE_ITEM_KEY, 0 };
+	int len = (int)strlen(name);
+	int ret;
+
+	ret = btrfs_insert_inode_ref(*w->trans, w->root, name, len, ino, dir_ino, index);
+	if (ret == -EOVERFLOW)
+		cmd_error("%s: too many names for one inode in one directory (the extref feature is off)",
+			  w->path);
+	if (!ret)
+		ret = btrfs_insert_dir_item(*w->trans, w->root, name, len, dir_ino, &loc,
+					    btrfs_mode_to_type(mode), index);
+	return ret;
+}
+
+/*
+ * One entry of directory @dir_ino, with index @index: its inode (or one
+ * more name of a hard-linked one) and its name, or a subvolume.  *@kind
+ * tells the caller whether to walk it later, *@flags the --inode-flags it
+ * passes on.
+ */
+static int add_entry(struct walk *w, int dirfd, u64 dir_ino, const char *name,
+		     u64 index, u64 *ino_ret, u8 *kind, u64 *flags)
+{
+	struct statx stx;
+	bool is_new;
+	int ret, sv;
+
+	*kind = ENTRY_OTHER;
+	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
+		  ROOTDIR_STATX_MASK, &stx)) {
+		ret = -errno;
+		cmd_error("cannot stat %s: %m", w->path);
+		return ret;
+	}
+	if (w->image->ino && S_ISREG(stx.stx_mode) && stx.stx_ino == w->image->ino &&
+	    stx_dev(&stx) == w->image->dev) {
+		cmd_warning("%s is the image being made: not copied", w->path);
+		*kind = ENTRY_SKIPPED;
+		return 0;
+	}
+	*flags = path_flags(w);
+	w->cur_flags = w->dir_flags | *flags;
+	sv = S_ISDIR(stx.stx_mode) && w->o->nr_subvols ?
+	     rootdir_subvol_index(w->o, w->path + w->top_len + 1) : -1;
+	if (sv >= 0) {
+		/* a subvolume inherits nothing from outside */
+		*kind = ENTRY_SUBVOL;
+		ret = add_subvol(w, dir_ino, name, index, &stx, sv, ino_ret);
+		return ret ? ret : commit_if_due(w);
+	}
+	ret = resolve_inode(w, &stx, ino_ret, &is_new);
+	if (!ret && is_new)
+		ret = create_inode(w, dirfd, name, *ino_ret, &stx);
+	if (!ret)
+		ret = link_entry(w, dir_ino, name, index, *ino_ret, stx.stx_mode);
+	if (ret)
+		return ret;
+	/* a mount point with --one-file-system: the directory only */
+	if (S_ISDIR(stx.stx_mode) &&
+	    !(w->o->one_file_system && stx_dev(&stx) != w->top_dev))
+		*kind = ENTRY_DIR;
+	*flags = w->cur_flags;
+	progress_update(&w->progress, w->stats->bytes);
+	return commit_if_due(w);
+}
+
+static int set_dir_size(struct walk *w, u64 dir_ino, u64 size)
+{
+	struct btrfs_inode_item item;
+	int ret = btrfs_read_inode(w->root, dir_ino, &item);
+
+	if (ret)
+		return ret;
+	btrfs_set_inode_size(&item, size);
+	return btrfs_update_inode(*w->trans, w->root, dir_ino, &item);
+}
+
+static int walk_dir(struct walk *w, int dirfd, u64 dir_ino);
+
+/* walk the subdirectory @name (inode @ino) of @dirfd */
+static int walk_subdir(struct walk *w, int dirfd, const char *name, u64 ino)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return open_error(w, "directory");
+	ret = walk_dir(w, fd, ino);
+	close(fd);
+	return ret;
+}
+
+static int fix_link_counts(struct walk *w);
+
+/* the subvolume @id: its own tree, inode numbers and hard-link map */
+static int walk_subvol(struct walk *w, int dirfd, const char *name, u64 id)
+{
+	struct btrfs_root *saved_root = w->root;
+	struct rootdir_links saved_links = w->links;
+	u64 saved_next = w->next_ino;
+	int ret;
+
+	w->root = btrfs_get_root(w->fs, id);
+	if (!w->root)
+		return -ENOENT;
+	w->next_ino = BTRFS_FIRST_FREE_OBJECTID + 1;
+	rootdir_links_init(&w->links);
+	ret = walk_subdir(w, dirfd, name, BTRFS_FIRST_FREE_OBJECTID);
+	if (!ret)
+		ret = fix_link_counts(w);
+	rootdir_links_free(&w->links);
+	w->root = saved_root;
+	w->links = saved_links;
+	w->next_ino = saved_next;
+	return ret;
+}
+
+static int walk_dir(struct walk *w, int dirfd, u64 dir_ino)
+{
+	struct listing l;
+	u64 *inos = NULL, *fl = NULL, size = 0, parent_flags = w->dir_flags;
+	u8 *dirs = NULL;
+	size_t i, old;
+	int ret;
+
+	ret = read_listing(w, dirfd, &l);
+	if (!ret && l.nr) {
+		inos = malloc(l.nr * sizeof(*inos));
+		fl = malloc(l.nr * sizeof(*fl));
+		dirs = malloc(l.nr * sizeof(*dirs));
+		if (!inos || !dirs || !fl)
+			ret = -ENOMEM;
+	}
+	for (i = 0; !ret && i < l.nr; i++) {
+		ret = path_push(w, listing_name(&l, i), &old);
+		if (!ret)
+			ret = add_entry(w, dirfd, dir_ino, listing_name(&l, i), i + 2,
+					&inos[i], &dirs[i], &fl[i]);
+		path_pop(w, old);
+		if (!ret && dirs[i] != ENTRY_SKIPPED)
+			size += 2 * strlen(listing_name(&l, i));
+	}
+	if (!ret && size)
+		ret = set_dir_size(w, dir_ino, size);
+	for (i = 0; !ret && i < l.nr; i++) {
+		if (dirs[i] == ENTRY_OTHER || dirs[i] == ENTRY_SKIPPED)
+			continue;
+		ret = path_push(w, listing_name(&l, i), &old);
+		w->dir_flags = fl[i];
+		if (!ret && dirs[i] == ENTRY_SUBVOL)
+			ret = walk_subvol(w, dirfd, listing_name(&l, i), inos[i]);
+		else if (!ret)
+			ret = walk_subdir(w, dirfd, listing_name(&l, i), inos[i]);
+		w->dir_flags = parent_flags;
+		path_pop(w, old);
+	}
+	free(fl);
+	free(inos);
+	free(dirs);
+	listing_free(&l);
+	return ret;
+}
+
+/* hard-linked inodes were inserted with nlink 1: set the names found */
+static int fix_link_counts(struct walk *w)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < w->links.alloc; i++) {
+		struct rootdir_link *e = &w->links.slots[i];
+		struct btrfs_inode_item item;
+
+		if (!e->ino || e->found < 2)
+			continue;
+		ret = btrfs_read_inode(w->root, e->btrfs_ino, &item);
+		if (ret)
+			return ret;
+		btrfs_set_inode_nlink(&item, e->found);
+		ret = btrfs_update_inode(*w->trans, w->root, e->btrfs_ino, &item);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* the top directory's owner, mode, times and xattrs go on inode 256 */
+static int fill_top(struct walk *w, int fd, const struct statx *stx)
+{
+	struct btrfs_inode_params ip;
+	struct btrfs_inode_item item;
+	int ret;
+
+	ret = btrfs_read_inode(w->root, BTRFS_FIRST_FREE_OBJECTID, &item);
+	if (ret)
+		return ret;
+	rootdir_inode_params(w->o, stx, true, &ip);
+	btrfs_set_inode_mode(&item, ip.mode);
+	btrfs_set_inode_uid(&item, ip.uid);
+	btrfs_set_inode_gid(&item, ip.gid);
+	btrfs_set_timespec_sec(&item.atime, ip.atime.sec);
+	btrfs_set_timespec_nsec(&item.atime, ip.atime.nsec);
+	btrfs_set_timespec_sec(&item.mtime, ip.mtime.sec);
+	btrfs_set_timespec_nsec(&item.mtime, ip.mtime.nsec);
+	btrfs_set_timespec_sec(&item.ctime, ip.ctime.sec);
+	btrfs_set_timespec_nsec(&item.ctime, ip.ctime.nsec);
+	btrfs_set_timespec_sec(&item.otime, ip.otime.sec);
+	btrfs_set_timespec_nsec(&item.otime, ip.otime.nsec);
+	ret = btrfs_update_inode(*w->trans, w->root, BTRFS_FIRST_FREE_OBJECTID, &item);
+	if (!ret)
+		ret = rootdir_copy_xattrs(*w->trans, w->root, BTRFS_FIRST_FREE_OBJECTID, fd,
+					  w->path, &w->stats->xattrs);
+	return ret;
+}
+
+/* deep trees keep one descriptor per level open */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+static void init_walk(struct walk *w, struct btrfs_fs_info *fs,
+		      struct btrfs_trans_handle **trans, const struct mkfs_rootdir_opts *o,
+		      int verbosity, struct rootdir_stats *stats)
+{
+	u32 leaf_inline = btrfs_max_inline_data_size(fs);
+
+	memset(w, 0, sizeof(*w));
+	w->fs = fs;
+	w->trans = trans;
+	w->root = &fs->fs_root;
+	w->o = o;
+	w->stats = stats;
+	w->verbosity = verbosity;
+	w->next_ino = BTRFS_FIRST_FREE_OBJECTID + 1;
+	w->max_symlink = leaf_inline < PATH_MAX - 1 ? leaf_inline : PATH_MAX - 1;
+	w->dc.fs = fs;
+	w->dc.sectorsize = fs->sectorsize;
+	w->dc.max_inline = leaf_inline < ROOTDIR_MAX_INLINE ? leaf_inline : ROOTDIR_MAX_INLINE;
+	w->dc.no_holes = btrfs_fs_incompat(fs, BTRFS_FEATURE_INCOMPAT_NO_HOLES);
+	w->dc.stats = stats;
+	rootdir_links_init(&w->links);
+	w->progress.enabled = verbosity >= 1 && isatty(STDERR_FILENO);
+}
+
+int rootdir_populate(struct btrfs_fs_info *fs, struct btrfs_trans_handle **trans,
+		     const struct mkfs_rootdir_opts *o, const struct rootdir_scan *scan,
+		     const struct rootdir_image *image, int verbosity,
+		     struct rootdir_stats *stats)
+{
+	struct statx stx;
+	struct walk w;
+	int fd, ret;
+
+	init_walk(&w, fs, trans, o, verbosity, stats);
+	w.image = image;
+	raise_fd_limit();
+	w.dc.buf = malloc(ROOTDIR_READ_BUF);
+	if (!w.dc.buf)
+		return -ENOMEM;
+	/* messages name paths as DIR/sub/file */
+	ret = ARRAY_RESERVE(w.path, w.path_alloc, strlen(o->path) + 1, 256);
+	if (!ret) {
+		strcpy(w.path, o->path);
+		w.path_len = strlen(o->path);
+		while (w.path_len > 1 && w.path[w.path_len - 1] == '/')
+			w.path[--w.path_len] = 0;
+		w.top_len = w.path_len;
+	}
+	fd = open(o->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		cmd_error("cannot open directory %s: %m", o->path);
+	}
+	if (!ret && statx(fd, "", AT_EMPTY_PATH, ROOTDIR_STATX_MASK, &stx))
+		ret = -errno;
+	if (!ret) {
+		w.top_dev = stx_dev(&stx);
+		stats->inodes = 1;
+		stats->dirs = 1;
+		progress_start(&w.progress, "bytes", scan->data_bytes + scan->inline_bytes);
+		ret = fill_top(&w, fd, &stx);
+	}
+	if (!ret)
+		ret = walk_dir(&w, fd, BTRFS_FIRST_FREE_OBJECTID);
+	if (!ret)
+		ret = fix_link_counts(&w);
+	if (!ret && stats->default_subvol)
+		ret = rootdir_set_default_subvol(*trans, stats->default_subvol);
+	progress_end(&w.progress);
+	if (fd >= 0)
+		close(fd);
+	rootdir_links_free(&w.links);
+	free(w.path);
+	free(w.dc.buf);
+	return ret;
+}

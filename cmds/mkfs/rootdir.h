@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mkfs --rootdir: the populate step of the mkfs pipeline.  The top
+ * subvolume (FS tree 5) gets a copy of a directory, through the engine.
+ *
+ *   rootdir-walk.c   the sorted directory walk, inode numbers, hard links,
+ *                    periodic commits, progress, the final nlink fix-up
+ *   rootdir-items.c  inode items from stat (owner, clamped times), links,
+ *                    xattrs
+ *   rootdir-data.c   file data: holes, inline, extents, checksums
+ *   rootdir-links.c  the hard-link map (st_dev, st_ino) -> inode
+ *   rootdir-size.c   the pre-scan and the size estimate
+ *
+ * Walk order (which fixes the inode numbers, so equal trees give equal
+ * images): in each directory the entries sorted by strcmp() get the next
+ * inode numbers in that order, then the subdirectories are walked in the
+ * same order.  The root directory is inode 256, the first entry 257.
+ */
+#ifndef GHEE_MKFS_ROOTDIR_H
+#define GHEE_MKFS_ROOTDIR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include "kernel-shared/format.h"
+
+struct btrfs_fs_info;
+struct btrfs_trans_handle;
+struct btrfs_root;
+
+/* kernel limits a copy follows */
+#define ROOTDIR_MAX_EXTENT	(128ULL << 20)	/* BTRFS_MAX_EXTENT_SIZE */
+#define ROOTDIR_MAX_INLINE	2048U		/* the default max_inline mount option */
+
+struct mkfs_owner {
+	bool set;
+	u32 uid;
+	u32 gid;
+};
+
+#define MKFS_MAX_SUBVOLS	64
+
+enum mkfs_subvol_type {
+	MKFS_SUBVOL_RW,
+	MKFS_SUBVOL_RO,
+	MKFS_SUBVOL_DEFAULT,
+	MKFS_SUBVOL_DEFAULT_RO,
+};
+
+/* --subvol TYPE:SUBDIR */
+struct mkfs_subvol {
+	char *rel;			/* SUBDIR relative to DIR, no trailing '/' */
+	enum mkfs_subvol_type type;
+};
+
+/* --inode-flags FLAGS:PATH */
+struct mkfs_inode_flags {
+	char *rel;			/* PATH relative to DIR */
+	u64 flags;			/* BTRFS_INODE_NODATACOW / _NODATASUM */
+};
+
+struct mkfs_rootdir_opts {
+	const char *path;		/* NULL: no --rootdir */
+	struct mkfs_owner owner;	/* --owner: every inode */
+	struct mkfs_owner root_owner;	/* --root-owner: the top directory */
+	bool one_file_system;
+	bool shrink;
+	bool have_epoch;		/* SOURCE_DATE_EPOCH */
+	u64 epoch;
+	u64 now_sec;			/* root item times of new subvolumes */
+	bool derive_uuids;		/* -U given: subvolume UUIDs from the fsid */
+	struct mkfs_subvol subvols[MKFS_MAX_SUBVOLS];
+	int nr_subvols;
+	struct mkfs_inode_flags iflags[MKFS_MAX_SUBVOLS];
+	int nr_iflags;
+};
+
+/* what the pre-scan found: inodes and data counted once */
+struct rootdir_scan {
+	u64 inodes;		/* without the top directory */
+	u64 dirs;
+	u64 entries;		/* names (hard links counted each) */
+	u64 name_bytes;
+	u64 data_bytes;		/* regular extents, sector-rounded */
+	u64 extents;
+	u64 inline_bytes;	/* inline file data and symlink targets */
+	u64 xattr_bytes;	/* names and values */
+	u64 xattrs;
+};
+
+/* what was written (summary, JSON) */
+struct rootdir_stats {
+	u64 inodes;		/* including the top directory */
+	u64 regular;
+	u64 dirs;
+	u64 symlinks;
+	u64 special;		/* fifos, sockets, devices */
+	u64 hardlinks;		/* names beyond the first of an inode */
+	u64 xattrs;
+	u64 bytes;		/* file bytes copied (data and inline) */
+	u64 extents;		/* regular data extents */
+	u64 inline_extents;
+	u64 hole_extents;
+	u64 data_extent_bytes;	/* disk bytes of the regular extents */
+	u64 subvols;		/* subvolumes made (ids 256, 257, ...) */
+	u64 default_subvol;	/* 0: the top one stays the default */
+};
+
+/* the data writer's view of the filesystem */
+struct rootdir_data_ctx {
+	struct btrfs_fs_info *fs;
+	u32 sectorsize;
+	u32 max_inline;		/* what may go inline: min(max_inline, leaf room) */
+	bool no_holes;
+	bool nodatasum;
+	u8 *buf;		/* read buffer, ROOTDIR_READ_BUF bytes */
+	struct rootdir_stats *stats;
+};
+
+#define ROOTDIR_READ_BUF	(8U << 20)
+
+/* an image file inside DIR is not copied into itself */
+struct rootdir_image {
+	u64 dev;
+	u64 ino;		/* 0: none */
+};
+
+/* rootdir-walk.c: populate the fs tree; may commit in between */
+int rootdir_populate(struct btrfs_fs_info *fs, struct btrfs_trans_handle **trans,
+		     const struct mkfs_rootdir_opts *o, const struct rootdir_scan *scan,
+		     const struct rootdir_image *image, int verbosity,
+		     struct rootdir_stats *stats);
+
+/* rootdir-size.c */
+int rootdir_prescan(const struct mkfs_rootdir_opts *o, u32 sectorsize,
+		    struct rootdir_scan *scan);
+/* bytes one device needs for @scan's tree (with margin) */
+u64 rootdir_estimate_size(const struct rootdir_scan *scan, u32 nodesize,
+			  u32 sectorsize, u16 csum_size, u64 meta_profile,
+			  u64 data_profile, bool mixed);
+
+/* rootdir-data.c */
+bool rootdir_inline_ok(u64 size, u32 sectorsize, u32 max_inline);
+/* the length of the next extent of a data segment of @left bytes */
+u64 rootdir_extent_len(u64 left, u64 largest_free, u32 sectorsize);
+int rootdir_copy_file(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *trans,
+		      struct btrfs_root *root, u64 ino, int fd, const char *path,
+		      u64 size, u64 *nbytes);
+/*
+ * The compression hook: given one extent's bytes, fill *@out with a
+ * compressed copy and return the compression type (BTRFS_COMPRESS_*), or
+ * return BTRFS_COMPRESS_NONE to store it as is.  Compression is not built
+ * in yet (kernel-shared/compression.[ch] plugs in here).
+ */
+int rootdir_compress_extent(const struct rootdir_data_ctx *dc, const u8 *in,
+			    u64 len, u8 **out, u64 *out_len);
+
+/* rootdir-links.c: (dev, ino) -> btrfs inode and names found, for nlink > 1 */
+struct rootdir_link {
+	u64 dev;
+	u64 ino;
+	u64 btrfs_ino;
+	u32 found;
+};
+
+struct rootdir_links {
+	struct rootdir_link *slots;	/* open addressing, ino 0 = free */
+	size_t nr;
+	size_t alloc;			/* power of two */
+};
+
+void rootdir_links_init(struct rootdir_links *l);
+void rootdir_links_free(struct rootdir_links *l);
+/* the entry of (dev, ino), NULL if absent */
+struct rootdir_link *rootdir_links_find(struct rootdir_links *l, u64 dev, u64 ino);
+/* add (dev, ino) (absent) -> btrfs_ino with found = 1 */
+int rootdir_links_add(struct rootdir_links *l, u64 dev, u64 ino, u64 btrfs_ino);
+
+#endif

@@ -1,0 +1,37 @@
+#!/bin/bash
+# mkfs --rootdir with every checksum type and the smallest and largest
+# node sizes (symlinks and xattrs near the leaf limit of 4 KiB nodes),
+# and a single data/DUP metadata mix: three checks clean, equal to the
+# source.
+source "$TOP/tests/common.sh"
+source "$TOP/tests/mkfs-tests/mkfs-lib.sh"
+source "$TOP/tests/mkfs-tests/rootdir-lib.sh"
+
+need_ghee
+need_progs_version
+need_loop
+need_kernel_btrfs
+need_progs python3
+
+src=$TEST_TMP/src
+img=$TEST_TMP/img
+mnt=$TEST_TMP/mnt
+make_tree "$src"
+# 4 KiB nodes hold no 3000-byte xattr: a tree without it for -n 4096
+small=$TEST_TMP/small
+cp -a "$src" "$small"
+setfattr -x user.big "$small/xattrs"
+rm -f "$small/longlink"
+ln -s "$(printf 'u%.0s' $(seq 3900))" "$small/longlink"
+touch -h -d @1500000000 "$small/longlink"
+
+for c in xxhash sha256 blake2; do
+	roundtrip "$src" "$img" "$mnt" --csum "$c"
+done
+roundtrip "$small" "$img" "$mnt" -n 4096
+roundtrip "$src" "$img" "$mnt" -n 65536
+workload "$img" "$mnt"
+# (a full balance of -d dup -m single runs out of space even without
+# --rootdir: not part of this test)
+roundtrip "$src" "$img" "$mnt" -d dup -m single
+exit 0

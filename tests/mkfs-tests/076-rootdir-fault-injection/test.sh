@@ -1,0 +1,89 @@
+#!/bin/bash
+# Crash safety of mkfs --rootdir: with the fault-injection build, the Nth
+# device write (GHEE_FAIL_WRITE_AT) or flush (GHEE_FAIL_FLUSH_AT) fails,
+# for N = 1, 2, ... (every N up to 40, then every 7th; GHEE_LONG=1: every
+# N) until mkfs succeeds.  A failed mkfs exits 1 with a message and leaves
+# nothing that btrfs check or the kernel accepts (not even the old
+# filesystem); a successful one is complete (checks clean).
+source "$TOP/tests/common.sh"
+source "$TOP/tests/mkfs-tests/mkfs-lib.sh"
+source "$TOP/tests/mkfs-tests/rootdir-lib.sh"
+
+need_ghee
+need_progs_version
+need_loop
+need_kernel_btrfs
+need_progs make gcc
+
+fb=$CACHE/mkfs-fault-build
+mkdir -p "$fb"
+(
+	exec 9> "$fb/.lock"
+	flock 9
+	cd "$fb" || exit 1
+	if [ ! -f Makefile ] || [ "$TOP/configure" -nt Makefile ]; then
+		[ -x "$TOP/configure" ] || (cd "$TOP" && autoreconf -fi) || exit 1
+		"$TOP/configure" -q --enable-fault-injection || exit 1
+	fi
+	make -j"$(nproc)" ghee >/dev/null || exit 1
+) > build.log 2>&1 || { tail -n 30 build.log >&2; fail "the fault-injection build failed"; }
+FGHEE=$fb/ghee
+"$FGHEE" mkfs --help | grep -q -- --rootdir || fail "the fault-injection build has no --rootdir"
+
+src=$TEST_TMP/src
+mkdir -p "$src/dir"
+head -c 300000 /dev/urandom > "$src/data"
+echo small > "$src/dir/small"
+ln -s data "$src/link"
+setfattr -n user.x -v y "$src/dir/small"
+truncate -s 1M "$src/sparse"
+echo tail >> "$src/sparse"
+
+base=$TEST_TMP/base.img
+img=$TEST_TMP/img
+mnt=$TEST_TMP/mnt
+mkdir -p "$mnt"
+new_image "$base" 256M
+mkfs.btrfs -q -f "$base" >/dev/null 2>&1 || fail "mkfs.btrfs failed"
+
+run_faulty()
+{
+	local var=$1 n=$2 rc
+
+	cp --sparse=always "$base" "$img"
+	env "$var=$n" "$FGHEE" mkfs -q -f -r "$src" "$img" > out.log 2>&1
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		check_all "$img"
+		return 0
+	fi
+	[ $rc -eq 1 ] || { cat out.log >&2; fail "$var=$n: exit status $rc, expected 1"; }
+	grep -q ERROR out.log || fail "$var=$n: failure without an error message"
+	btrfs check --readonly "$img" >/dev/null 2>&1 &&
+		fail "$var=$n: mkfs failed but btrfs check accepts the image"
+	if mount -t btrfs -o loop,ro "$img" "$mnt" 2>/dev/null; then
+		umount "$mnt"
+		fail "$var=$n: mkfs failed but the kernel mounts the image"
+	fi
+	return 1
+}
+
+sweep()
+{
+	local var=$1 n=0 failed=0 step
+
+	while :; do
+		step=1
+		[ $n -ge 40 ] && [ -z "${GHEE_LONG:-}" ] && step=7
+		n=$((n + step))
+		[ $n -le 5000 ] || fail "$var: no end after 5000 steps"
+		run_faulty "$var" "$n" || { failed=$((failed + 1)); continue; }
+		break
+	done
+	echo "$var: $failed failing points up to $n, none left a valid filesystem"
+	[ $failed -gt 0 ] || fail "$var: nothing ever failed: is fault injection working?"
+}
+
+sweep GHEE_FAIL_WRITE_AT
+sweep GHEE_FAIL_FLUSH_AT
+exit 0
