@@ -712,7 +712,7 @@ int btrfs_commit_transaction(struct btrfs_trans_handle *trans)
 		goto fail;
 	}
 	if (!metadata_pending(fs_info) && extent_io_tree_empty(&ws->dirty) &&
-	    !ws->creating && !ws->finishing) {
+	    !ws->creating && !ws->finishing && !ws->super_dirty) {
 		/* nothing changed: the generation on disk stays */
 		end_transaction(trans);
 		return 0;
@@ -744,7 +744,9 @@ int btrfs_commit_transaction(struct btrfs_trans_handle *trans)
 	if (ret)
 		goto fail;
 	put_dirty_buffers(fs_info, false);
-	btrfs_unpin_extents(fs_info);
+	if (!ws->keep_pinned)
+		btrfs_unpin_extents(fs_info);
+	ws->super_dirty = false;
 	ws->last_committed = trans->transid;
 	fs_info->generation = trans->transid;
 	ws->uuid_tree_changed = false;

@@ -27,6 +27,7 @@
 #include <blkid.h>
 #include <uuid/uuid.h>
 #include "mkfs.h"
+#include "cmds/device-in-use.h"
 
 /* the unescaped form of a /proc path field ("\040" is a space) */
 static void unescape_octal(char *s)
@@ -542,4 +543,19 @@ void mkfs_close_devices(struct mkfs_geometry *g, bool remove_created)
 		if (remove_created && d->created)
 			unlink(d->path);
 	}
+}
+
+/*
+ * For other writers (check --repair): refuse @path when it is mounted, a
+ * swap device, or an image attached to a mounted or held loop device.
+ */
+int device_refuse_in_use(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st)) {
+		cmd_error("cannot access %s: %m", path);
+		return -errno;
+	}
+	return check_not_in_use(path, &st);
 }

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Repair actions of the superblock, device, block group and free space
+ * findings (phases 1, 2, 5 and 6), the table of every action, and the
+ * global rebuild options (--clear-log, --clear-space-cache).
+ *
+ * Each action reads the value it changes from the filesystem (the old
+ * value it reports is what is on disk, not what the finding said) and
+ * applies the new one only with a transaction: the same function makes
+ * the dry run's plan.  Counters the commit recomputes (superblock
+ * bytes_used, device items, block group items, free space tree entries)
+ * are fixed in the write state and written by the commit.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "repair.h"
+#include "repair-inode.h"
+#include "kernel-shared/accessors.h"
+#include "kernel-shared/block-group.h"
+#include "kernel-shared/ctree.h"
+#include "kernel-shared/transaction.h"
+
+static struct btrfs_write_state *ws_of(struct repair_ctx *r)
+{
+	return r->trans ? r->fs_info->write : NULL;
+}
+
+/* ---- phase 1: superblock ---- */
+
+static int fix_super_bytes_used(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	struct btrfs_super_block *sb = &r->fs_info->super_copy;
+	u64 want = p->expected;
+
+	/* commit writes the sum of the block groups' used */
+	if (r->trans) {
+		want = btrfs_total_used_bytes(r->fs_info);
+		ws_of(r)->super_dirty = true;
+	}
+	repair_note(r, REPAIR_OP_CHANGE, true, btrfs_super_bytes_used(sb), want,
+		    "superblock bytes_used");
+	return 0;
+}
+
+static int fix_super_total_bytes(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	struct btrfs_super_block *sb = &r->fs_info->super_copy;
+
+	repair_note(r, REPAIR_OP_CHANGE, true, btrfs_super_total_bytes(sb),
+		    p->expected, "superblock total_bytes");
+	if (r->trans) {
+		btrfs_set_super_total_bytes(sb, p->expected);
+		ws_of(r)->super_dirty = true;
+	}
+	return 0;
+}
+
+/* every commit writes all the mirrors from the primary */
+static int fix_super_mirror(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	repair_note(r, REPAIR_OP_REBUILD, false, 0, 0,
+		    "superblock mirror %d at %llu from the primary", p->mirror,
+		    (unsigned long long)p->bytenr);
+	if (r->trans)
+		ws_of(r)->super_dirty = true;
+	return 0;
+}
+
+/* ---- phase 2: devices ---- */
+
+static int fix_dev_bytes_used(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	struct btrfs_key key = { BTRFS_DEV_ITEMS_OBJECTID, BTRFS_DEV_ITEM_KEY, p->devid };
+	struct btrfs_fs_info *fs = r->fs_info;
+	struct btrfs_path path;
+	u64 old;
+	int ret, i;
+
+	btrfs_init_path(&path);
+	/* read only: commit rewrites the device item from the write state */
+	ret = btrfs_search_slot(NULL, &fs->chunk_root, &key, &path, 0, 0);
+	if (ret) {
+		btrfs_release_path(&path);
+		return ret < 0 ? ret : -ENOENT;
+	}
+	old = btrfs_device_bytes_used(btrfs_item_ptr(path.nodes[0], path.slots[0],
+						     struct btrfs_dev_item));
+	btrfs_release_path(&path);
+	repair_note(r, REPAIR_OP_CHANGE, true, old, p->expected,
+		    "chunk tree (DEV_ITEMS DEV_ITEM %llu) bytes_used",
+		    (unsigned long long)p->devid);
+	if (!r->trans)
+		return 0;
+	for (i = 0; i < fs->num_devices; i++) {
+		struct btrfs_write_state *ws = ws_of(r);
+
+		if (!ws->dev_item_valid[i] ||
+		    btrfs_device_id(&ws->dev_items[i]) != p->devid)
+			continue;
+		btrfs_set_device_bytes_used(&ws->dev_items[i], p->expected);
+		fs->devices[i].bytes_used = p->expected;
+		ws->dev_item_dirty[i] = true;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* ---- phase 5: block groups ---- */
+
+static int fix_block_group_used(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	struct btrfs_key key = { p->bytenr, BTRFS_BLOCK_GROUP_ITEM_KEY, p->len };
+	struct btrfs_root *root = btrfs_block_group_root(r->fs_info);
+	struct btrfs_block_group *bg;
+	struct btrfs_path path;
+	u64 old;
+	int ret;
+
+	btrfs_init_path(&path);
+	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
+	if (ret) {
+		btrfs_release_path(&path);
+		return ret < 0 ? ret : -ENOENT;
+	}
+	old = btrfs_block_group_used(btrfs_item_ptr(path.nodes[0], path.slots[0],
+						    struct btrfs_block_group_item));
+	btrfs_release_path(&path);
+	repair_note(r, REPAIR_OP_CHANGE, true, old, p->expected,
+		    "block group item (%llu BLOCK_GROUP_ITEM %llu) used",
+		    (unsigned long long)p->bytenr, (unsigned long long)p->len);
+	if (!r->trans)
+		return 0;
+	bg = btrfs_lookup_block_group(r->fs_info, p->bytenr);
+	if (!bg || bg->start != p->bytenr)
+		return -ENOENT;
+	/*
+	 * As a difference: what this transaction allocated or freed in the
+	 * group so far stays counted.
+	 */
+	bg->used += p->expected - old;
+	bg->item_dirty = true;
+	return 0;
+}
+
+/* ---- phase 6: free space ---- */
+
+static int fix_free_space_orphan(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	struct btrfs_root *root = &r->fs_info->free_space_root;
+	struct btrfs_path path;
+	char key[96];
+	int ret;
+
+	if (!root->node)
+		return -ENOENT;
+	btrfs_init_path(&path);
+	ret = repair_search(r, root, &p->key, &path);
+	if (ret) {
+		btrfs_release_path(&path);
+		return ret < 0 ? ret : -ENOENT;
+	}
+	repair_key_str(&p->key, key, sizeof(key));
+	repair_note(r, REPAIR_OP_DELETE, false, 0, 0, "free space tree item %s", key);
+	if (r->trans)
+		ret = btrfs_del_item(r->trans, root, &path);
+	btrfs_release_path(&path);
+	return ret;
+}
+
+/* the group's free space tree entries are recomputed at commit */
+static int fix_free_space_group(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	struct btrfs_block_group *bg;
+
+	if (!btrfs_fs_compat_ro(r->fs_info, BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE))
+		return -EOPNOTSUPP;
+	repair_note(r, REPAIR_OP_REBUILD, false, 0, 0,
+		    "free space tree entries of block group %llu",
+		    (unsigned long long)p->bytenr);
+	if (!r->trans)
+		return 0;
+	bg = btrfs_lookup_block_group(r->fs_info, p->bytenr);
+	if (!bg || bg->start != p->bytenr)
+		return -ENOENT;
+	bg->fst_dirty = true;
+	return 0;
+}
+
+/*
+ * A v1 cache is trusted only when its generation matches the superblock's
+ * cache_generation: every commit of the write path stamps it anew and
+ * writes fresh caches (or none), so a commit replaces the bad one.
+ */
+static int fix_free_space_cache(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	struct btrfs_block_group *bg;
+
+	if (btrfs_fs_compat_ro(r->fs_info, BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE))
+		return -EOPNOTSUPP;
+	repair_note(r, REPAIR_OP_REBUILD, false, 0, 0,
+		    "v1 space cache of block group %llu",
+		    (unsigned long long)p->bytenr);
+	if (!r->trans)
+		return 0;
+	bg = btrfs_lookup_block_group(r->fs_info, p->bytenr);
+	if (bg)
+		bg->v1_dirty = true;
+	ws_of(r)->super_dirty = true;
+	return 0;
+}
+
+static void say(struct repair_ctx *r, const char *planned, const char *done,
+		const char *what)
+{
+	if (r->out)
+		fprintf(r->out, "  %s %s\n", r->trans ? done : planned, what);
+}
+
+void repair_global_options(struct repair_ctx *r)
+{
+	struct btrfs_fs_info *fs = r->fs_info;
+	const struct check_options *o = r->opts;
+	bool fst = btrfs_fs_compat_ro(fs, BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE);
+	size_t i;
+
+	/* open_writable() dropped the log from the superblock in memory */
+	if (o->clear_log && (r->trans || btrfs_super_log_root(&fs->super_copy)))
+		say(r, "would drop", "dropped", "the log tree (superblock log_root 0)");
+	if (o->clear_space_cache == 2 && !fst) {
+		say(r, "no free space tree:", "no free space tree:", "nothing to rebuild");
+	} else if (o->clear_space_cache == 2) {
+		say(r, "would rebuild", "rebuilt", "the free space tree of every block group");
+		if (r->trans)
+			btrfs_mark_free_space_tree_dirty(fs);
+	} else if (o->clear_space_cache == 1 && fst) {
+		say(r, "free space tree in use:", "free space tree in use:",
+		    "no v1 space cache to clear");
+	} else if (o->clear_space_cache == 1) {
+		say(r, "would rewrite", "rewrote", "the v1 space cache of every block group");
+		if (!r->trans)
+			return;
+		for (i = 0; i < btrfs_nr_block_groups(fs); i++)
+			btrfs_block_group_nr(fs, i)->v1_dirty = true;
+		fs->write->super_dirty = true;
+	}
+}
+
+/* ---- the table ---- */
+
+static const struct {
+	enum problem_code code;
+	repair_fn fn;
+	bool preen;
+} actions[] = {
+	{ PR_SUPER_MIRROR_BAD, fix_super_mirror, true },
+	{ PR_SUPER_MIRROR_STALE, fix_super_mirror, true },
+	{ PR_SUPER_BYTES_USED, fix_super_bytes_used, true },
+	{ PR_SUPER_TOTAL_BYTES, fix_super_total_bytes, true },
+	{ PR_DEV_BYTES_USED, fix_dev_bytes_used, true },
+	{ PR_BLOCK_GROUP_USED, fix_block_group_used, true },
+	{ PR_FREE_SPACE_ORPHAN, fix_free_space_orphan, true },
+	{ PR_FREE_SPACE_MISMATCH, fix_free_space_group, true },
+	{ PR_FREE_SPACE_INFO_INVALID, fix_free_space_group, true },
+	{ PR_FREE_SPACE_CACHE_INVALID, fix_free_space_cache, true },
+	{ PR_INODE_NLINK, repair_inode_nlink, false },
+	{ PR_DIR_NLINK, repair_inode_nlink, true },
+	{ PR_INODE_NBYTES, repair_inode_nbytes, true },
+	{ PR_DIR_ISIZE, repair_dir_isize, true },
+	{ PR_INODE_FLAGS_INVALID, repair_inode_flags, false },
+	{ PR_INODE_GENERATION_INVALID, repair_inode_generation, false },
+};
+
+repair_fn repair_action(enum problem_code code)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(actions) / sizeof(actions[0]); i++) {
+		if (actions[i].code == code)
+			return actions[i].fn;
+	}
+	return NULL;
+}
+
+bool repair_preen_safe(enum problem_code code)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(actions) / sizeof(actions[0]); i++) {
+		if (actions[i].code == code)
+			return actions[i].preen;
+	}
+	return false;
+}
