@@ -430,15 +430,26 @@ static bool preen_covers(struct repair_list *l)
 	return ok;
 }
 
+/* engine messages while writing: errors and warnings to stderr */
+static void repair_engine_report(void *data, enum btrfs_report_level level,
+				 const char *msg)
+{
+	(void)data;
+	if (level == BTRFS_REPORT_INFO)
+		return;
+	fprintf(stderr, "%s: %s\n", level == BTRFS_REPORT_ERROR ? "ERROR" : "WARNING",
+		msg);
+}
+
 static int open_writable(struct repair_session *s)
 {
 	const struct check_options *o = s->opts;
-	char msg[512] = "";
 	struct open_ctree_args args = {
 		.paths = o->devices,
 		.nr_paths = o->nr_devices,
 		.backup_root = -1,
 		.flags = OPEN_CTREE_WRITES,
+		.reporter = { repair_engine_report, NULL },
 	};
 	struct btrfs_fs_info *fs;
 	int i, err = 0;
@@ -459,7 +470,6 @@ static int open_writable(struct repair_session *s)
 	}
 	err = btrfs_enable_writes(fs);
 	if (err) {
-		(void)msg;
 		fprintf(stderr, "ERROR: cannot repair this filesystem: %s\n",
 			strerror(-err));
 		close_ctree(fs);
