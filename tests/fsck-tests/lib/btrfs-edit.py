@@ -27,6 +27,11 @@ header checksum, so the damage reaches the checks behind the checksum.
         (every copy)
   btrfs-edit.py IMG leaf-of TREE OBJECTID TYPE [OFFSET]
         print the logical address of the leaf holding that item
+  btrfs-edit.py IMG get-super FIELD_OFF WIDTH
+  btrfs-edit.py IMG set-super FIELD_OFF WIDTH VALUE
+  btrfs-edit.py IMG add-super FIELD_OFF WIDTH DELTA
+        read or change a field of the primary superblock (its checksum is
+        rewritten); e.g. total_bytes 112, bytes_used 120, num_devices 136
 
 TREE is a tree id (1 root, 2 extent, 5 fs, 10 free space, ...).  Exit 0 on
 success, 1 when the item is not found or the image is not supported.
@@ -214,6 +219,20 @@ def main(argv):
         ka, kb = bytes(data[a:a + 17]), bytes(data[b:b + 17])
         data[a:a + 17], data[b:b + 17] = kb, ka
         img.write_block(blk, data)
+    elif cmd in ('get-super', 'set-super', 'add-super'):
+        foff, width = args[:2]
+        fmt = {1: '<B', 2: '<H', 4: '<I', 8: '<Q'}[width]
+        sb = bytearray(img.sb)
+        value = struct.unpack_from(fmt, sb, foff)[0]
+        if cmd == 'get-super':
+            print(value)
+            return 0
+        value = args[2] if cmd == 'set-super' else value + args[2]
+        struct.pack_into(fmt, sb, foff, value % (1 << (8 * width)))
+        struct.pack_into('<I', sb, 0, crc32c(bytes(sb[32:4096])))
+        img.f.seek(SUPER_OFF)
+        img.f.write(sb)
+        img.f.flush()
     elif cmd == 'break-csum':
         blk = args[0]
         data = img.read_block(blk)
