@@ -145,26 +145,109 @@ static int fix_block_group_used(struct repair_ctx *r, const struct problem_ctx *
 
 /* ---- phase 6: free space ---- */
 
-static int fix_free_space_orphan(struct repair_ctx *r, const struct problem_ctx *p)
+/* is @bytenr inside a block group (by the block group items)? */
+static int in_block_group(struct btrfs_fs_info *fs, u64 bytenr)
+{
+	struct btrfs_root *root = btrfs_block_group_root(fs);
+	struct btrfs_key key = { bytenr, BTRFS_BLOCK_GROUP_ITEM_KEY, (u64)-1 };
+	struct btrfs_path path;
+	int ret;
+
+	btrfs_init_path(&path);
+	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
+	if (ret < 0)
+		goto out;
+	ret = btrfs_previous_item(root, &path, 0, BTRFS_BLOCK_GROUP_ITEM_KEY);
+	if (ret < 0)
+		goto out;
+	if (ret > 0) {
+		ret = 0;
+		goto out;
+	}
+	btrfs_path_key(&path, &key);
+	ret = bytenr >= key.objectid && bytenr - key.objectid < key.offset;
+out:
+	btrfs_release_path(&path);
+	return ret;
+}
+
+/*
+ * The entries of an orphan FREE_SPACE_INFO's range that are not inside a
+ * block group either: the checker names only the info item, its extents
+ * and bitmaps go with it (in the same transaction, so the repair needs
+ * one commit).  At most @max keys.
+ */
+static int orphan_entries(struct repair_ctx *r, const struct btrfs_key *info,
+			  struct btrfs_key *keys, int max)
+{
+	struct btrfs_root *root = &r->fs_info->free_space_root;
+	struct btrfs_key key = { info->objectid, 0, 0 };
+	struct btrfs_path path;
+	int ret, n = 0;
+
+	btrfs_init_path(&path);
+	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
+	if (ret >= 0)
+		ret = btrfs_path_fixup_slot(root, &path);
+	while (ret == 0 && n < max) {
+		btrfs_path_key(&path, &key);
+		if (key.objectid >= info->objectid + info->offset)
+			break;
+		if ((key.type == BTRFS_FREE_SPACE_EXTENT_KEY ||
+		     key.type == BTRFS_FREE_SPACE_BITMAP_KEY) &&
+		    key.objectid + key.offset <= info->objectid + info->offset)
+			keys[n++] = key;
+		ret = btrfs_next_item(root, &path);
+	}
+	btrfs_release_path(&path);
+	if (ret < 0)
+		return ret;
+	return n;
+}
+
+static int delete_fst_item(struct repair_ctx *r, const struct btrfs_key *k)
 {
 	struct btrfs_root *root = &r->fs_info->free_space_root;
 	struct btrfs_path path;
 	char key[96];
 	int ret;
 
-	if (!root->node)
-		return -ENOENT;
 	btrfs_init_path(&path);
-	ret = repair_search(r, root, &p->key, &path);
+	ret = repair_search(r, root, k, &path);
 	if (ret) {
 		btrfs_release_path(&path);
 		return ret < 0 ? ret : -ENOENT;
 	}
-	repair_key_str(&p->key, key, sizeof(key));
+	repair_key_str(k, key, sizeof(key));
 	repair_note(r, REPAIR_OP_DELETE, false, 0, 0, "free space tree item %s", key);
 	if (r->trans)
 		ret = btrfs_del_item(r->trans, root, &path);
 	btrfs_release_path(&path);
+	return ret;
+}
+
+#define ORPHAN_ENTRIES_MAX	256
+
+static int fix_free_space_orphan(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	struct btrfs_key keys[ORPHAN_ENTRIES_MAX];
+	int i, n = 0, ret;
+
+	if (!r->fs_info->free_space_root.node)
+		return -ENOENT;
+	if (p->key.type == BTRFS_FREE_SPACE_INFO_KEY) {
+		n = orphan_entries(r, &p->key, keys, ORPHAN_ENTRIES_MAX);
+		if (n < 0)
+			return n;
+	}
+	ret = delete_fst_item(r, &p->key);
+	for (i = 0; i < n && !ret; i++) {
+		ret = in_block_group(r->fs_info, keys[i].objectid);
+		if (ret == 0)
+			ret = delete_fst_item(r, &keys[i]);
+		else if (ret > 0)
+			ret = 0;	/* inside a real group: its own rebuild */
+	}
 	return ret;
 }
 

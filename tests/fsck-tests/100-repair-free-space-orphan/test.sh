@@ -26,8 +26,10 @@ grep -q '"status": *"planned"' "$TEST_TMP/plan.json" || fail "no planned action 
 grep -q "would fix \[FREE_SPACE_ORPHAN\]" "$TEST_TMP/plan.txt" || fail "the text plan names no fix"
 grep -q "^    delete free space tree item (" "$TEST_TMP/plan.txt" || fail "the text plan names no item"
 
-# the repair: every change deletes an orphan item, and nothing else
+# the repair: every change deletes an orphan item (an orphan info item and
+# its entries), and nothing else; one commit
 expect_repaired "$img"
+grep -q '"transactions": *1,' "$TEST_TMP/repair.json" || fail "more than one commit"
 repair_changes "$TEST_TMP/repair.json" > "$TEST_TMP/changes"
 [ -s "$TEST_TMP/changes" ] || fail "no change reported"
 grep -v '^FREE_SPACE_ORPHAN | delete free space tree item (' "$TEST_TMP/changes" &&
@@ -35,7 +37,7 @@ grep -v '^FREE_SPACE_ORPHAN | delete free space tree item (' "$TEST_TMP/changes"
 python3 - "$TEST_TMP/repair.json" <<'PY' || fail "the summary does not count the fixes"
 import json, sys
 doc = json.load(open(sys.argv[1]))
-n = sum(len(f["changes"]) for f in doc["fixes"])
+n = sum(1 for f in doc["fixes"] if f["status"] == "fixed")
 sys.exit(0 if doc["fixed"].get("FREE_SPACE_ORPHAN") == n and n >= 1 else 1)
 PY
 
