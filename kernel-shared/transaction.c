@@ -442,7 +442,7 @@ static int check_writable(struct btrfs_fs_info *fs_info)
 		return -EUCLEAN;
 	}
 	if (btrfs_super_flags(sb) & (BTRFS_SUPER_FLAG_SEEDING | BTRFS_SUPER_FLAG_METADUMP |
-				     BTRFS_SUPER_FLAG_METADUMP_V2 |
+				     (fs_info->write_metadump ? 0 : BTRFS_SUPER_FLAG_METADUMP_V2) |
 				     BTRFS_SUPER_FLAG_CHANGING_FSID |
 				     BTRFS_SUPER_FLAG_CHANGING_FSID_V2 |
 				     BTRFS_SUPER_FLAG_CHANGING_BG_TREE |

@@ -468,6 +468,7 @@ static int open_writable(struct repair_session *s)
 		btrfs_set_super_log_root(&fs->super_copy, 0);
 		btrfs_set_super_log_root_level(&fs->super_copy, 0);
 	}
+	fs->write_metadump = true;
 	err = btrfs_enable_writes(fs);
 	if (err) {
 		fprintf(stderr, "ERROR: cannot repair this filesystem: %s\n",
