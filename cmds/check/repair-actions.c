@@ -106,6 +106,116 @@ static int fix_dev_bytes_used(struct repair_ctx *r, const struct problem_ctx *p)
 	return -ENOENT;
 }
 
+/* does a chunk stripe of @devid overlap [physical, physical + len)? */
+static int stripe_overlaps(struct btrfs_fs_info *fs, u64 devid, u64 physical, u64 len)
+{
+	struct btrfs_root *root = &fs->chunk_root;
+	struct btrfs_key key = { BTRFS_FIRST_CHUNK_TREE_OBJECTID, BTRFS_CHUNK_ITEM_KEY, 0 };
+	struct btrfs_path path;
+	int ret, found = 0;
+
+	btrfs_init_path(&path);
+	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
+	if (ret >= 0)
+		ret = btrfs_path_fixup_slot(root, &path);
+	while (ret == 0 && !found) {
+		const struct btrfs_chunk *c;
+		u32 size;
+		int i, n;
+
+		btrfs_path_key(&path, &key);
+		if (key.type != BTRFS_CHUNK_ITEM_KEY)
+			goto next;
+		c = btrfs_item_ptr(path.nodes[0], path.slots[0], struct btrfs_chunk);
+		size = btrfs_item_size(path.nodes[0], path.slots[0]);
+		n = btrfs_chunk_num_stripes(c);
+		if (size < sizeof(*c) || !n ||
+		    size < sizeof(*c) + (u32)(n - 1) * sizeof(struct btrfs_stripe))
+			goto next;
+		for (i = 0; i < n; i++) {
+			const struct btrfs_stripe *st = btrfs_chunk_stripe(c, i);
+			u64 s = btrfs_stripe_offset(st);
+
+			/* a stripe is at most the chunk's length long */
+			if (btrfs_stripe_devid(st) == devid && s < physical + len &&
+			    physical < s + btrfs_chunk_length(c))
+				found = 1;
+		}
+next:
+		ret = btrfs_next_item(root, &path);
+	}
+	btrfs_release_path(&path);
+	return ret < 0 ? ret : found;
+}
+
+/*
+ * A device extent no chunk stripe uses: deleted, and the device's
+ * bytes_used loses its length (commit rewrites the device item).
+ */
+static int fix_dev_extent_no_chunk(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	struct btrfs_fs_info *fs = r->fs_info;
+	struct btrfs_key key = { p->devid, BTRFS_DEV_EXTENT_KEY, p->bytenr };
+	struct btrfs_key dkey = { BTRFS_DEV_ITEMS_OBJECTID, BTRFS_DEV_ITEM_KEY, p->devid };
+	struct btrfs_path path;
+	u64 old;
+	int ret, i;
+
+	ret = stripe_overlaps(fs, p->devid, p->bytenr, p->len);
+	if (ret)
+		return ret < 0 ? ret : -EEXIST;	/* not an orphan: leave it */
+	btrfs_init_path(&path);
+	ret = btrfs_search_slot(NULL, &fs->chunk_root, &dkey, &path, 0, 0);
+	if (ret) {
+		btrfs_release_path(&path);
+		return ret < 0 ? ret : -ENOENT;
+	}
+	old = btrfs_device_bytes_used(btrfs_item_ptr(path.nodes[0], path.slots[0],
+						     struct btrfs_dev_item));
+	btrfs_release_path(&path);
+	ret = repair_search(r, &fs->dev_root, &key, &path);
+	if (ret) {
+		btrfs_release_path(&path);
+		return ret < 0 ? ret : -ENOENT;
+	}
+	repair_note(r, REPAIR_OP_DELETE, false, 0, 0,
+		    "dev tree item (%llu DEV_EXTENT %llu)", (unsigned long long)p->devid,
+		    (unsigned long long)p->bytenr);
+	repair_note(r, REPAIR_OP_CHANGE, true, old, old - p->len,
+		    "chunk tree (DEV_ITEMS DEV_ITEM %llu) bytes_used",
+		    (unsigned long long)p->devid);
+	if (r->trans)
+		ret = btrfs_del_item(r->trans, &fs->dev_root, &path);
+	btrfs_release_path(&path);
+	if (ret || !r->trans)
+		return ret;
+	for (i = 0; i < fs->num_devices; i++) {
+		struct btrfs_write_state *ws = fs->write;
+		struct btrfs_dev_alloc *da = &ws->dev_allocs[i];
+		size_t j;
+
+		if (!ws->dev_item_valid[i] ||
+		    btrfs_device_id(&ws->dev_items[i]) != p->devid)
+			continue;
+		/* the range is free for chunk allocation from now on */
+		for (j = 0; j < da->nr; j++) {
+			if (da->starts[j] != p->bytenr)
+				continue;
+			memmove(&da->starts[j], &da->starts[j + 1],
+				(da->nr - j - 1) * sizeof(*da->starts));
+			memmove(&da->lens[j], &da->lens[j + 1],
+				(da->nr - j - 1) * sizeof(*da->lens));
+			da->nr--;
+			break;
+		}
+		btrfs_set_device_bytes_used(&ws->dev_items[i], old - p->len);
+		fs->devices[i].bytes_used = old - p->len;
+		ws->dev_item_dirty[i] = true;
+		return 0;
+	}
+	return -ENOENT;
+}
+
 /* ---- phase 5: block groups ---- */
 
 static int fix_block_group_used(struct repair_ctx *r, const struct problem_ctx *p)
@@ -340,12 +450,16 @@ static const struct {
 	{ PR_SUPER_MIRROR_STALE, fix_super_mirror, true },
 	{ PR_SUPER_BYTES_USED, fix_super_bytes_used, true },
 	{ PR_SUPER_TOTAL_BYTES, fix_super_total_bytes, true },
+	{ PR_DEV_EXTENT_NO_CHUNK, fix_dev_extent_no_chunk, false },
 	{ PR_DEV_BYTES_USED, fix_dev_bytes_used, true },
 	{ PR_BLOCK_GROUP_USED, fix_block_group_used, true },
 	{ PR_FREE_SPACE_ORPHAN, fix_free_space_orphan, true },
 	{ PR_FREE_SPACE_MISMATCH, fix_free_space_group, true },
 	{ PR_FREE_SPACE_INFO_INVALID, fix_free_space_group, true },
 	{ PR_FREE_SPACE_CACHE_INVALID, fix_free_space_cache, true },
+	/* structural fixes first: the counters below are recounted after them */
+	{ PR_DIR_INDEX_MISSING, repair_dir_index_missing, false },
+	{ PR_DIR_ITEM_MISSING, repair_dir_item_missing, false },
 	{ PR_INODE_NLINK, repair_inode_nlink, false },
 	{ PR_DIR_NLINK, repair_inode_nlink, true },
 	{ PR_INODE_NBYTES, repair_inode_nbytes, true },
@@ -363,6 +477,23 @@ repair_fn repair_action(enum problem_code code)
 			return actions[i].fn;
 	}
 	return NULL;
+}
+
+/* the order actions run in within a pass: the table's */
+int repair_action_rank(enum problem_code code)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(actions) / sizeof(actions[0]); i++) {
+		if (actions[i].code == code)
+			return (int)i;
+	}
+	return -1;
+}
+
+int repair_nr_actions(void)
+{
+	return (int)(sizeof(actions) / sizeof(actions[0]));
 }
 
 bool repair_preen_safe(enum problem_code code)

@@ -11,4 +11,11 @@ int repair_dir_isize(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_inode_flags(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_inode_generation(struct repair_ctx *r, const struct problem_ctx *p);
 
+/* repair-dir.c */
+int repair_dir_index_missing(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_dir_item_missing(struct repair_ctx *r, const struct problem_ctx *p);
+/* the size a directory's entries give it (each name counted per copy) */
+int repair_count_dir_size(struct repair_ctx *r, struct btrfs_root *root, u64 dir,
+			  u64 *size);
+
 #endif

@@ -365,33 +365,43 @@ static int keep_item(struct repair_list *to, struct repair_item *it)
 static int run_actions(struct repair_session *s, struct repair_ctx *r,
 		       struct repair_list *l, int phase)
 {
-	int ran = 0;
+	int ran = 0, rank;
 	size_t i;
 
-	for (i = 0; i < l->nr; i++) {
-		struct repair_item *it = &l->v[i];
-		repair_fn fn = repair_action(it->code);
-		int ret;
+	for (rank = 0; rank < repair_nr_actions(); rank++) {
+		for (i = 0; i < l->nr; i++) {
+			struct repair_item *it = &l->v[i];
+			repair_fn fn = repair_action(it->code);
+			int ret;
 
-		if (phase >= 0 && it->phase != phase)
-			continue;
-		if (!fn || !problem_repairable(it->code))
-			continue;
-		r->cur = it;
-		ret = fn(r, &it->pctx);
-		r->cur = NULL;
-		ran++;
-		if (ret) {
-			it->status = REPAIR_FAILED;
-			it->error = ret < 0 ? ret : -EIO;
-			s->failed_by_code[it->code]++;
-		} else {
-			it->status = r->trans ? REPAIR_FIXED : REPAIR_PLANNED;
-			if (r->trans)
-				s->fixed_by_code[it->code]++;
+			if (repair_action_rank(it->code) != rank)
+				continue;
+			if (phase >= 0 && it->phase != phase)
+				continue;
+			if (!fn || !problem_repairable(it->code))
+				continue;
+			r->cur = it;
+			ret = fn(r, &it->pctx);
+			ran++;
+			if (ret > 0) {
+				/* the item is right already, after earlier fixes */
+				repair_note(r, REPAIR_OP_CHANGE, false, 0, 0,
+					    "nothing: right after the fixes before it");
+				ret = 0;
+			}
+			if (ret) {
+				it->status = REPAIR_FAILED;
+				it->error = ret < 0 ? ret : -EIO;
+				s->failed_by_code[it->code]++;
+			} else {
+				it->status = r->trans ? REPAIR_FIXED : REPAIR_PLANNED;
+				if (r->trans)
+					s->fixed_by_code[it->code]++;
+			}
+			r->cur = NULL;
+			if (s->out)
+				print_item(s->out, it);
 		}
-		if (s->out)
-			print_item(s->out, it);
 	}
 	return ran;
 }

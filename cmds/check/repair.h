@@ -77,6 +77,12 @@ typedef int (*repair_fn)(struct repair_ctx *r, const struct problem_ctx *p);
 
 /* the action for @code, NULL when it has none (repair-actions.c) */
 repair_fn repair_action(enum problem_code code);
+/*
+ * Actions run in table order within a pass (structural fixes before the
+ * counters that depend on them): the rank of @code, -1 without action.
+ */
+int repair_action_rank(enum problem_code code);
+int repair_nr_actions(void);
 /* -p may fix @code: counters, sizes, free space, orphan leftovers */
 bool repair_preen_safe(enum problem_code code);
 
