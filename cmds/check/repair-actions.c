@@ -460,6 +460,7 @@ static const struct {
 	/* structural fixes first: the counters below are recounted after them */
 	{ PR_DIR_INDEX_MISSING, repair_dir_index_missing, false },
 	{ PR_DIR_ITEM_MISSING, repair_dir_item_missing, false },
+	{ PR_INODE_MODE_INVALID, repair_inode_mode, false },
 	{ PR_INODE_NLINK, repair_inode_nlink, false },
 	{ PR_DIR_NLINK, repair_inode_nlink, true },
 	{ PR_INODE_NBYTES, repair_inode_nbytes, true },

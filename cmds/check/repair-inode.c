@@ -21,11 +21,12 @@
 	 BTRFS_INODE_ROOT_ITEM_INIT)
 #define REPAIR_INODE_KNOWN_RO_FLAGS	BTRFS_INODE_RO_VERITY
 
-enum inode_field { F_NLINK, F_NBYTES, F_SIZE, F_FLAGS, F_GENERATION, F_TRANSID };
+enum inode_field { F_NLINK, F_NBYTES, F_SIZE, F_FLAGS, F_GENERATION, F_TRANSID, F_MODE };
 
 static const char *const field_names[] = {
 	[F_NLINK] = "nlink", [F_NBYTES] = "nbytes", [F_SIZE] = "size",
 	[F_FLAGS] = "flags", [F_GENERATION] = "generation", [F_TRANSID] = "transid",
+	[F_MODE] = "mode",
 };
 
 static u64 get_field(const struct btrfs_inode_item *ii, enum inode_field f)
@@ -43,6 +44,8 @@ static u64 get_field(const struct btrfs_inode_item *ii, enum inode_field f)
 		return btrfs_inode_generation(ii);
 	case F_TRANSID:
 		return btrfs_inode_transid(ii);
+	case F_MODE:
+		return btrfs_inode_mode(ii);
 	}
 	return 0;
 }
@@ -67,6 +70,9 @@ static void set_field(struct btrfs_inode_item *ii, enum inode_field f, u64 v)
 		break;
 	case F_TRANSID:
 		btrfs_set_inode_transid(ii, v);
+		break;
+	case F_MODE:
+		btrfs_set_inode_mode(ii, (u32)v);
 		break;
 	}
 }
@@ -131,11 +137,197 @@ static int fix_fields(struct repair_ctx *r, const struct problem_ctx *p,
 	return changed ? 0 : 1;
 }
 
+/* is there an item (@objectid, @type, any offset) in @root? */
+static int has_items(struct btrfs_root *root, u64 objectid, u8 type)
+{
+	struct btrfs_key key = { objectid, type, 0 };
+	struct btrfs_path path;
+	int ret;
+
+	btrfs_init_path(&path);
+	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
+	if (ret >= 0)
+		ret = btrfs_path_fixup_slot(root, &path);
+	if (ret == 0) {
+		btrfs_path_key(&path, &key);
+		ret = key.objectid == objectid && key.type == type;
+	} else if (ret > 0) {
+		ret = 0;
+	}
+	btrfs_release_path(&path);
+	return ret;
+}
+
+/*
+ * The names of inode @ino: the entries of its INODE_REF and INODE_EXTREF
+ * items.  With @parent, @index and @name: the first of them.
+ */
+static int count_names(struct btrfs_root *root, u64 ino, u64 *count, u64 *parent,
+		       u64 *index)
+{
+	struct btrfs_key key = { ino, BTRFS_INODE_REF_KEY, 0 };
+	struct btrfs_path path;
+	int ret;
+
+	*count = 0;
+	btrfs_init_path(&path);
+	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
+	if (ret >= 0)
+		ret = btrfs_path_fixup_slot(root, &path);
+	while (ret == 0) {
+		const u8 *p;
+		u32 size, cur = 0;
+
+		btrfs_path_key(&path, &key);
+		if (key.objectid != ino || key.type > BTRFS_INODE_EXTREF_KEY)
+			break;
+		if (key.type != BTRFS_INODE_REF_KEY && key.type != BTRFS_INODE_EXTREF_KEY)
+			goto next;
+		p = btrfs_item_ptr_raw(path.nodes[0], path.slots[0]);
+		size = btrfs_item_size(path.nodes[0], path.slots[0]);
+		while (cur < size) {
+			u64 par, idx;
+			u32 step;
+
+			if (key.type == BTRFS_INODE_REF_KEY) {
+				const struct btrfs_inode_ref *ref = (const void *)(p + cur);
+
+				if (cur + sizeof(*ref) > size)
+					break;
+				par = key.offset;
+				idx = btrfs_inode_ref_index(ref);
+				step = sizeof(*ref) + btrfs_inode_ref_name_len(ref);
+			} else {
+				const struct btrfs_inode_extref *ref = (const void *)(p + cur);
+
+				if (cur + sizeof(*ref) > size)
+					break;
+				par = btrfs_inode_extref_parent(ref);
+				idx = btrfs_inode_extref_index(ref);
+				step = sizeof(*ref) + btrfs_inode_extref_name_len(ref);
+			}
+			if (cur + step > size)
+				break;
+			if (!*count && parent) {
+				*parent = par;
+				*index = idx;
+			}
+			(*count)++;
+			cur += step;
+		}
+next:
+		ret = btrfs_next_item(root, &path);
+	}
+	btrfs_release_path(&path);
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * Recounted from the names the inode has (a directory: 1), not taken
+ * from the finding, which another damage of the inode may have skewed.
+ * An inode without any name is left alone: it needs a new link, not
+ * nlink 0.
+ */
 int repair_inode_nlink(struct repair_ctx *r, const struct problem_ctx *p)
 {
 	static const enum inode_field f[] = { F_NLINK };
+	struct btrfs_root *root = repair_get_root(r, p->root);
+	struct problem_ctx q = *p;
+	int ret;
 
-	return fix_fields(r, p, f, 1, rule_expected);
+	if (!root)
+		return -ENOENT;
+	if (has_items(root, p->inode, BTRFS_DIR_INDEX_KEY) > 0 ||
+	    has_items(root, p->inode, BTRFS_DIR_ITEM_KEY) > 0) {
+		q.expected = 1;
+	} else {
+		ret = count_names(root, p->inode, &q.expected, NULL, NULL);
+		if (ret)
+			return ret;
+		if (!q.expected)
+			return -ENOLINK;
+	}
+	return fix_fields(r, &q, f, 1, rule_expected);
+}
+
+static u32 type_to_fmt(u8 type)
+{
+	switch (type) {
+	case BTRFS_FT_REG_FILE:
+		return 0100000;
+	case BTRFS_FT_DIR:
+		return 0040000;
+	case BTRFS_FT_CHRDEV:
+		return 0020000;
+	case BTRFS_FT_BLKDEV:
+		return 0060000;
+	case BTRFS_FT_FIFO:
+		return 0010000;
+	case BTRFS_FT_SOCK:
+		return 0140000;
+	case BTRFS_FT_SYMLINK:
+		return 0120000;
+	}
+	return 0;
+}
+
+/*
+ * The file type of inode @ino: what the dir index of its first name
+ * says; without one, a directory if it has entries, a regular file if it
+ * has file extents.  0 when nothing tells.
+ */
+static u32 inode_fmt(struct btrfs_root *root, u64 ino)
+{
+	u64 count, parent = 0, index = 0;
+	struct btrfs_path path;
+	u32 fmt = 0;
+
+	if (!count_names(root, ino, &count, &parent, &index) && count) {
+		struct btrfs_key key = { parent, BTRFS_DIR_INDEX_KEY, index };
+
+		btrfs_init_path(&path);
+		if (btrfs_search_slot(NULL, root, &key, &path, 0, 0) == 0 &&
+		    btrfs_item_size(path.nodes[0], path.slots[0]) >= sizeof(struct btrfs_dir_item)) {
+			const struct btrfs_dir_item *di =
+				btrfs_item_ptr(path.nodes[0], path.slots[0], struct btrfs_dir_item);
+			struct btrfs_key loc;
+
+			btrfs_disk_key_to_cpu(&loc, &di->location);
+			if (loc.objectid == ino && loc.type == BTRFS_INODE_ITEM_KEY)
+				fmt = type_to_fmt(btrfs_dir_type(di));
+		}
+		btrfs_release_path(&path);
+		if (fmt)
+			return fmt;
+	}
+	if (has_items(root, ino, BTRFS_DIR_INDEX_KEY) > 0 ||
+	    has_items(root, ino, BTRFS_DIR_ITEM_KEY) > 0)
+		return 0040000;
+	if (has_items(root, ino, BTRFS_EXTENT_DATA_KEY) > 0)
+		return 0100000;
+	return 0;
+}
+
+static u64 rule_mode(struct repair_ctx *r, const struct btrfs_inode_item *ii,
+		     enum inode_field f, u64 expected)
+{
+	(void)r;
+	(void)f;
+	return (btrfs_inode_mode(ii) & 07777) | (u32)expected;
+}
+
+int repair_inode_mode(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	static const enum inode_field f[] = { F_MODE };
+	struct btrfs_root *root = repair_get_root(r, p->root);
+	struct problem_ctx q = *p;
+
+	if (!root)
+		return -ENOENT;
+	q.expected = inode_fmt(root, p->inode);
+	if (!q.expected)
+		return -ENODATA;	/* nothing says what the inode is */
+	return fix_fields(r, &q, f, 1, rule_mode);
 }
 
 int repair_inode_nbytes(struct repair_ctx *r, const struct problem_ctx *p)

@@ -348,13 +348,35 @@ static void print_item(FILE *out, const struct repair_item *it)
 		print_change(out, &it->changes[i]);
 }
 
-/* move @it (its strings and changes) to @to */
-static int keep_item(struct repair_list *to, struct repair_item *it)
+/* append a copy of @it (strings and changes too) to @to */
+static int keep_item(struct repair_list *to, const struct repair_item *it)
 {
+	struct repair_item *c;
+
 	if (ARRAY_RESERVE(to->v, to->alloc, to->nr + 1, 16))
 		return -ENOMEM;
-	to->v[to->nr++] = *it;
-	memset(it, 0, sizeof(*it));
+	c = &to->v[to->nr];
+	*c = *it;
+	c->pctx.name = it->pctx.name ? strdup(it->pctx.name) : NULL;
+	c->pctx.detail = it->pctx.detail ? strdup(it->pctx.detail) : NULL;
+	c->message = strdup(it->message);
+	c->changes = NULL;
+	c->alloc_changes = 0;
+	if (it->nr_changes) {
+		c->changes = malloc(it->nr_changes * sizeof(*c->changes));
+		if (c->changes)
+			memcpy(c->changes, it->changes, it->nr_changes * sizeof(*c->changes));
+		c->alloc_changes = it->nr_changes;
+	}
+	if ((it->pctx.name && !c->pctx.name) || (it->pctx.detail && !c->pctx.detail) ||
+	    !c->message || (it->nr_changes && !c->changes)) {
+		free((char *)c->pctx.name);
+		free((char *)c->pctx.detail);
+		free(c->message);
+		free(c->changes);
+		return -ENOMEM;
+	}
+	to->nr++;
 	return 0;
 }
 
@@ -502,10 +524,33 @@ static int open_writable(struct repair_session *s)
 	return 0;
 }
 
-/* apply the actions of @phase (-1: the global rebuild options only) */
+/* did an action of @phase change something (not only fail or find it done)? */
+static bool pass_changed(const struct repair_list *l, int phase)
+{
+	size_t i, j;
+
+	for (i = 0; i < l->nr; i++) {
+		const struct repair_item *it = &l->v[i];
+
+		if (it->phase != phase || it->status != REPAIR_FIXED)
+			continue;
+		for (j = 0; j < it->nr_changes; j++) {
+			if (it->changes[j].op != REPAIR_OP_CHANGE ||
+			    it->changes[j].has_values)
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Apply the actions of @phase (-1: the global rebuild options only) and
+ * commit; 1 when nothing needed writing (nothing committed).
+ */
 static int repair_pass(struct repair_session *s, int phase)
 {
 	struct repair_ctx r = { .fs_info = s->fs_info, .opts = s->opts, .out = s->out };
+	bool changed;
 	u64 transid;
 	int ret;
 
@@ -519,6 +564,7 @@ static int repair_pass(struct repair_session *s, int phase)
 		run_actions(s, &r, &s->now, phase);
 	else
 		repair_global_options(&r);
+	changed = phase < 0 || pass_changed(&s->now, phase);
 	ret = btrfs_commit_transaction(r.trans);
 	s->passes++;
 	if (ret) {
@@ -528,6 +574,8 @@ static int repair_pass(struct repair_session *s, int phase)
 				(unsigned long long)transid, strerror(-ret));
 		return ret;
 	}
+	if (!changed)
+		return 1;	/* every action failed or found nothing to do */
 	s->wrote = true;
 	if (s->out)
 		fprintf(s->out, "committed transaction %llu\n",
@@ -574,10 +622,15 @@ static int repair_loop(struct repair_session *s)
 			continue;
 		}
 		ret = repair_pass(s, phase);
-		if (ret)
+		if (ret < 0)
 			return ret;
 		if (keep_done(s, phase))
 			return -ENOMEM;
+		if (ret > 0) {
+			/* nothing this phase can do; the findings stay */
+			given_up[phase] = true;
+			continue;
+		}
 		code = run_check(s->opts, false, &s->now);
 		if (code & CHECK_EXIT_CANNOT)
 			return -EIO;
@@ -806,19 +859,8 @@ int check_repair(const struct check_options *opts)
 		goto out;
 	}
 	/* the first pass works on a copy of the first check's findings */
-	for (i = 0; i < s.found.nr; i++) {
-		struct repair_item copy = s.found.v[i];
-
-		copy.pctx.name = copy.pctx.name ? strdup(copy.pctx.name) : NULL;
-		copy.pctx.detail = copy.pctx.detail ? strdup(copy.pctx.detail) : NULL;
-		copy.message = strdup(copy.message);
-		copy.changes = NULL;
-		copy.nr_changes = copy.alloc_changes = 0;
-		if (keep_item(&s.now, &copy)) {
-			ret = -ENOMEM;
-			break;
-		}
-	}
+	for (i = 0; i < s.found.nr && !ret; i++)
+		ret = keep_item(&s.now, &s.found.v[i]);
 	if (!ret)
 		ret = repair_loop(&s);
 	if (s.undo) {
