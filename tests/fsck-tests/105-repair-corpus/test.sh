@@ -1,0 +1,73 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# ghee check --repair over the corpus images whose expectation is
+# `repairable` (and, with GHEE_LONG=1, the `corrupt` ones too).  For every
+# image: no crash or hang, the number of findings never grows; the images
+# listed in REPAIRED below must come out clean for ghee check, btrfs check
+# 6.2 and btrfs check 6.19.  By default only those are run (a few seconds
+# each); GHEE_LONG=1 runs every image and prints how many end clean.
+
+source "$TOP/tests/common.sh"
+source "$TOP/tests/fsck-tests/lib/repair-lib.sh"
+need_corpus
+need_progs python3 xz
+
+# images the repair makes clean today (all three checkers agree)
+REPAIRED="016-wrong-inode-nbytes__default_case
+039-bad-inode-mode__bad_free_space_cache_imode
+043-bad-inode-generation__bad_inode_geneartion
+043-bad-inode-generation__bad_inode_transid
+047-dev-bytes-used__default_case
+051-invalid-super-bytes-used__default
+058-bad-free-space-tree-entry__corrupt-free-space-tree
+058-bad-free-space-tree-entry__corrupt-free-space-tree2
+068-orphan-dev-extent__default
+071-orphan-fst-entry__orphan_fst_entries
+004-no-dir-index__default_case"
+
+count_findings()
+{
+	"$GHEE" check --format json "$1" 2>/dev/null | python3 -c '
+import json, sys
+try:
+    doc = json.load(sys.stdin)
+except ValueError:
+    print(-1); sys.exit(0)
+print(sum(1 for p in doc.get("phases", []) for m in p.get("messages", [])
+          if m.get("type") == "finding"))'
+}
+
+if [ -n "${GHEE_LONG:-}" ]; then
+	names=$(corpus_names repairable; corpus_names corrupt)
+else
+	names=$REPAIRED
+fi
+total=0 clean=0 clean_all=0
+for name in $names; do
+	img=$(corpus_copy "$name" "$TEST_TMP/c.img") || exit
+	expect=$(corpus_field "$name" expectation)
+	before=$(count_findings "$img")
+	timeout 120 "$GHEE" check --repair -q "$img" > "$TEST_TMP/r.out" 2>&1
+	rc=$?
+	_status_is_crash $rc && { tail -n 20 "$TEST_TMP/r.out" >&2; fail "$name: repair crashed or hung (status $rc)"; }
+	after=$(count_findings "$img")
+	[ "$before" -ge 0 ] && [ "$after" -gt "$before" ] &&
+		fail "$name: $before findings before the repair, $after after"
+	total=$((total + 1))
+	ok619=no ok62=no
+	if [ "$after" -eq 0 ]; then
+		clean=$((clean + 1))
+		btrfs check --readonly "$img" > /dev/null 2>&1 && ok62=yes
+		[ -n "$PROGS619" ] && "$PROGS619" check --readonly "$img" 2>&1 | grep -q "no error found" && ok619=yes
+		[ $ok62 = yes ] && { [ -z "$PROGS619" ] || [ $ok619 = yes ]; } && clean_all=$((clean_all + 1))
+	fi
+	echo "$name ($expect): findings $before -> $after, status $rc, btrfs 6.2 clean: $ok62, 6.19 clean: $ok619" >&2
+	if echo "$REPAIRED" | grep -qx "$name"; then
+		[ "$after" -eq 0 ] || { cat "$TEST_TMP/r.out" >&2; fail "$name: not clean after the repair"; }
+		[ $((rc & CHECK_CORRECTED)) -ne 0 ] || fail "$name: status $rc without the corrected bit"
+		expect_all_clean "$img"
+	fi
+	rm -f "$img"
+done
+echo "repair: $clean of $total images clean for ghee check, $clean_all clean for all three checkers" >&2
