@@ -43,14 +43,25 @@ static int fix_super_bytes_used(struct repair_ctx *r, const struct problem_ctx *
 	return 0;
 }
 
+/*
+ * The sum of the device sizes, counted again: a size fixed earlier in the
+ * pass (SUPER_FIELD alignment) counts.
+ */
 static int fix_super_total_bytes(struct repair_ctx *r, const struct problem_ctx *p)
 {
 	struct btrfs_super_block *sb = &r->fs_info->super_copy;
+	u64 want = 0;
+	int i;
 
-	repair_note(r, REPAIR_OP_CHANGE, true, btrfs_super_total_bytes(sb),
-		    p->expected, "superblock total_bytes");
+	(void)p;
+	for (i = 0; i < r->fs_info->num_devices; i++)
+		want += r->fs_info->devices[i].total_bytes;
+	if (want == btrfs_super_total_bytes(sb))
+		return 1;
+	repair_note(r, REPAIR_OP_CHANGE, true, btrfs_super_total_bytes(sb), want,
+		    "superblock total_bytes");
 	if (r->trans) {
-		btrfs_set_super_total_bytes(sb, p->expected);
+		btrfs_set_super_total_bytes(sb, want);
 		ws_of(r)->super_dirty = true;
 	}
 	return 0;
@@ -449,9 +460,12 @@ static const struct {
 	{ PR_SUPER_MIRROR_BAD, fix_super_mirror, true },
 	{ PR_SUPER_MIRROR_STALE, fix_super_mirror, true },
 	{ PR_SUPER_BYTES_USED, fix_super_bytes_used, true },
+	{ PR_SUPER_FIELD, repair_super_field, true },
 	{ PR_SUPER_TOTAL_BYTES, fix_super_total_bytes, true },
 	{ PR_DEV_EXTENT_NO_CHUNK, fix_dev_extent_no_chunk, false },
 	{ PR_DEV_BYTES_USED, fix_dev_bytes_used, true },
+	{ PR_ROOT_ITEM_INVALID, repair_root_item, false },
+	{ PR_EXTENT_ITEM_INVALID, repair_extent_item, false },
 	{ PR_BLOCK_GROUP_USED, fix_block_group_used, true },
 	{ PR_FREE_SPACE_ORPHAN, fix_free_space_orphan, true },
 	{ PR_FREE_SPACE_MISMATCH, fix_free_space_group, true },
@@ -460,6 +474,8 @@ static const struct {
 	/* structural fixes first: the counters below are recounted after them */
 	{ PR_DIR_INDEX_MISSING, repair_dir_index_missing, false },
 	{ PR_DIR_ITEM_MISSING, repair_dir_item_missing, false },
+	{ PR_DIR_ITEM_HASH, repair_dir_item_hash, false },
+	{ PR_FILE_EXTENT_HOLE, repair_file_extent_hole, false },
 	{ PR_INODE_MODE_INVALID, repair_inode_mode, false },
 	{ PR_INODE_NLINK, repair_inode_nlink, false },
 	{ PR_DIR_NLINK, repair_inode_nlink, true },

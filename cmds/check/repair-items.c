@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Repair actions that insert, move or change single items of the root,
+ * extent and filesystem trees: the orphan item of a deleted subvolume, an
+ * extent item's generation, a missing hole (file extent), a dir item
+ * filed under the wrong name hash, and the superblock and device sizes.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "repair-inode.h"
+#include "kernel-shared/accessors.h"
+#include "kernel-shared/ctree.h"
+#include "kernel-shared/file-item.h"
+#include "kernel-shared/inode.h"
+#include "kernel-shared/transaction.h"
+
+/* ROOT_ITEM_INVALID: only "deleted subvolume ... has no orphan item" */
+int repair_root_item(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	struct btrfs_key key = { BTRFS_ORPHAN_OBJECTID, BTRFS_ORPHAN_ITEM_KEY, p->root };
+	struct btrfs_path path;
+	int ret;
+
+	if (!p->detail || !strstr(p->detail, "has no orphan item"))
+		return -EOPNOTSUPP;
+	btrfs_init_path(&path);
+	ret = btrfs_search_slot(NULL, &r->fs_info->tree_root, &key, &path, 0, 0);
+	btrfs_release_path(&path);
+	if (ret <= 0)
+		return ret < 0 ? ret : -EEXIST;
+	repair_note(r, REPAIR_OP_INSERT, false, 0, 0,
+		    "root tree item (ORPHAN ORPHAN_ITEM %llu): the kernel drops the subvolume",
+		    (unsigned long long)p->root);
+	if (!r->trans)
+		return 0;
+	return btrfs_insert_item(r->trans, &r->fs_info->tree_root, &key, NULL, 0);
+}
+
+/* EXTENT_ITEM_INVALID: only a generation from the future */
+int repair_extent_item(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	struct btrfs_root *root = &r->fs_info->extent_root;
+	struct btrfs_key key = { p->bytenr, BTRFS_EXTENT_ITEM_KEY, p->len };
+	u64 gen = btrfs_super_generation(&r->fs_info->super_copy);
+	struct btrfs_extent_item *ei;
+	struct btrfs_path path;
+	char ks[96];
+	u64 old;
+	int ret;
+
+	if (!p->detail || strncmp(p->detail, "invalid generation", 18))
+		return -EOPNOTSUPP;
+	if (r->trans)
+		gen = r->trans->transid - 1;
+	btrfs_init_path(&path);
+	ret = repair_search(r, root, &key, &path);
+	if (ret > 0) {
+		/* a skinny metadata item: (bytenr METADATA_ITEM level) */
+		btrfs_release_path(&path);
+		key.type = BTRFS_METADATA_ITEM_KEY;
+		key.offset = 0;
+		ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
+		if (ret >= 0)
+			ret = btrfs_path_fixup_slot(root, &path);
+		if (ret == 0) {
+			btrfs_path_key(&path, &key);
+			ret = key.objectid == p->bytenr && key.type == BTRFS_METADATA_ITEM_KEY ? 0 : 1;
+		}
+		btrfs_release_path(&path);
+		if (ret == 0)
+			ret = repair_search(r, root, &key, &path);
+	}
+	if (ret) {
+		btrfs_release_path(&path);
+		return ret < 0 ? ret : -ENOENT;
+	}
+	if (btrfs_item_size(path.nodes[0], path.slots[0]) < sizeof(*ei)) {
+		btrfs_release_path(&path);
+		return -EUCLEAN;
+	}
+	ei = btrfs_item_ptr(path.nodes[0], path.slots[0], struct btrfs_extent_item);
+	old = btrfs_extent_generation(ei);
+	check_format_key(&key, ks, sizeof(ks));
+	repair_note(r, REPAIR_OP_CHANGE, true, old, gen, "extent tree %s generation", ks);
+	if (r->trans) {
+		btrfs_set_extent_generation(ei, gen);
+		btrfs_mark_buffer_dirty(r->trans, path.nodes[0]);
+	}
+	btrfs_release_path(&path);
+	return 0;
+}
+
+/* FILE_EXTENT_HOLE: an explicit hole (the filesystem has no NO_HOLES) */
+int repair_file_extent_hole(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	struct btrfs_root *root = repair_get_root(r, p->root);
+	struct btrfs_key key = { p->inode, BTRFS_EXTENT_DATA_KEY, p->bytenr };
+	struct btrfs_file_extent_params fe = {
+		.num_bytes = p->len, .ram_bytes = p->len, .type = BTRFS_FILE_EXTENT_REG,
+	};
+	struct btrfs_path path;
+	int ret;
+
+	if (!root || !p->len)
+		return -ENOENT;
+	if (btrfs_fs_incompat(r->fs_info, BTRFS_FEATURE_INCOMPAT_NO_HOLES))
+		return -EOPNOTSUPP;	/* holes need no items there */
+	btrfs_init_path(&path);
+	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
+	btrfs_release_path(&path);
+	if (ret <= 0)
+		return ret < 0 ? ret : -EEXIST;
+	repair_note(r, REPAIR_OP_INSERT, false, 0, 0,
+		    "root %llu (%llu EXTENT_DATA %llu) hole of %llu bytes",
+		    (unsigned long long)p->root, (unsigned long long)p->inode,
+		    (unsigned long long)p->bytenr, (unsigned long long)p->len);
+	if (!r->trans)
+		return 0;
+	return btrfs_insert_file_extent(r->trans, root, p->inode, p->bytenr, &fe);
+}
+
+/*
+ * DIR_ITEM_HASH: the entry moves to the key its name hashes to, when it
+ * is the only entry of its item (the name must be printable to be found).
+ */
+int repair_dir_item_hash(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	struct btrfs_root *root = repair_get_root(r, p->root);
+	struct btrfs_key from = { p->inode, BTRFS_DIR_ITEM_KEY, p->found };
+	struct btrfs_key to = { p->inode, BTRFS_DIR_ITEM_KEY, p->expected };
+	u8 buf[sizeof(struct btrfs_dir_item) + BTRFS_NAME_LEN];
+	const struct btrfs_dir_item *di;
+	size_t name_len = p->name ? strlen(p->name) : 0;
+	struct btrfs_path path;
+	u32 size;
+	int ret;
+
+	if (!root)
+		return -ENOENT;
+	if (!name_len || name_len > BTRFS_NAME_LEN ||
+	    btrfs_name_hash(p->name, (int)name_len) != p->expected)
+		return -EINVAL;
+	btrfs_init_path(&path);
+	ret = repair_search(r, root, &from, &path);
+	if (ret) {
+		btrfs_release_path(&path);
+		return ret < 0 ? ret : -ENOENT;
+	}
+	size = btrfs_item_size(path.nodes[0], path.slots[0]);
+	di = btrfs_item_ptr(path.nodes[0], path.slots[0], struct btrfs_dir_item);
+	if (size != sizeof(*di) + name_len || btrfs_dir_name_len(di) != name_len ||
+	    btrfs_dir_data_len(di) || memcmp(di + 1, p->name, name_len)) {
+		btrfs_release_path(&path);
+		return -EOPNOTSUPP;	/* shared with other names: not moved */
+	}
+	memcpy(buf, di, size);
+	repair_note(r, REPAIR_OP_DELETE, false, 0, 0, "root %llu (%llu DIR_ITEM %llu) name %s",
+		    (unsigned long long)p->root, (unsigned long long)p->inode,
+		    (unsigned long long)p->found, p->name);
+	repair_note(r, REPAIR_OP_INSERT, false, 0, 0, "root %llu (%llu DIR_ITEM %llu) name %s",
+		    (unsigned long long)p->root, (unsigned long long)p->inode,
+		    (unsigned long long)p->expected, p->name);
+	if (r->trans)
+		ret = btrfs_del_item(r->trans, root, &path);
+	btrfs_release_path(&path);
+	if (ret || !r->trans)
+		return ret;
+	btrfs_init_path(&path);
+	ret = btrfs_search_slot(r->trans, root, &to, &path, (int)size, 1);
+	if (ret == 0) {
+		/* a name of the same hash exists: append to its item */
+		u32 old = btrfs_item_size(path.nodes[0], path.slots[0]);
+
+		btrfs_extend_item(&path, size);
+		btrfs_write_item_data(&path, old, buf, size);
+		btrfs_mark_buffer_dirty(r->trans, path.nodes[0]);
+		ret = 0;
+	} else if (ret > 0) {
+		ret = btrfs_insert_empty_item(r->trans, root, &path, &to, size);
+		if (!ret) {
+			btrfs_write_item_data(&path, 0, buf, size);
+			btrfs_mark_buffer_dirty(r->trans, path.nodes[0]);
+		}
+	}
+	btrfs_release_path(&path);
+	return ret;
+}
+
+/*
+ * SUPER_FIELD: only "device total_bytes alignment": each device's size
+ * is rounded down to the sector size (what the kernel can use).
+ */
+int repair_super_field(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	struct btrfs_fs_info *fs = r->fs_info;
+	u32 sector = fs->sectorsize;
+	int i, n = 0;
+
+	if (!p->name || strncmp(p->name, "device total_bytes alignment", 28))
+		return -EOPNOTSUPP;
+	for (i = 0; i < fs->num_devices; i++) {
+		struct btrfs_device *dev = &fs->devices[i];
+		u64 want = dev->total_bytes / sector * sector;
+
+		if (dev->total_bytes == want)
+			continue;
+		n++;
+		repair_note(r, REPAIR_OP_CHANGE, true, dev->total_bytes, want,
+			    "chunk tree (DEV_ITEMS DEV_ITEM %llu) total_bytes",
+			    (unsigned long long)dev->devid);
+		if (!r->trans)
+			continue;
+		dev->total_bytes = want;
+		if (fs->write->dev_item_valid[i]) {
+			btrfs_set_device_total_bytes(&fs->write->dev_items[i], want);
+			fs->write->dev_item_dirty[i] = true;
+		}
+	}
+	return n ? 0 : 1;
+}
