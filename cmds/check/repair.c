@@ -638,6 +638,17 @@ static int repair_loop(struct repair_session *s)
 	return 0;
 }
 
+static bool fixed_any(const struct repair_session *s)
+{
+	int c;
+
+	for (c = 0; c < PR_COUNT; c++) {
+		if (s->fixed_by_code[c])
+			return true;
+	}
+	return false;
+}
+
 /* ---- reports ---- */
 
 static void print_summary(struct repair_session *s, bool dry_run)
@@ -882,7 +893,8 @@ int check_repair(const struct check_options *opts)
 		code = CHECK_EXIT_CANNOT | CHECK_EXIT_ERRORS;
 	} else {
 		code = s.now.nr ? CHECK_EXIT_ERRORS : CHECK_EXIT_CLEAN;
-		if (s.wrote && (s.done.nr || opts->clear_log || opts->clear_space_cache))
+		/* "corrected": a finding was fixed (not only a rebuild option) */
+		if (s.wrote && fixed_any(&s))
 			code |= CHECK_EXIT_CORRECTED;
 	}
 	if (text) {
