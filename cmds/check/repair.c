@@ -495,6 +495,11 @@ static int open_writable(struct repair_session *s)
 		fprintf(stderr, "ERROR: cannot open for writing: %s\n", strerror(-err));
 		return err;
 	}
+	if (!o->clear_log && btrfs_super_log_root(&fs->super_copy)) {
+		fprintf(stderr, "ERROR: the filesystem has a log tree (fsync'ed changes not yet replayed): mount it once to replay them, or add --clear-log to drop them\n");
+		close_ctree(fs);
+		return -EUCLEAN;
+	}
 	if (o->clear_log && btrfs_super_log_root(&fs->super_copy)) {
 		/* the next commit writes the superblock without the log */
 		btrfs_set_super_log_root(&fs->super_copy, 0);
