@@ -26,4 +26,10 @@ int repair_file_extent_hole(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_dir_item_hash(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_super_field(struct repair_ctx *r, const struct problem_ctx *p);
 
+/* repair-roots.c */
+int repair_uuid_stale(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_uuid_missing(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_inode_no_orphan(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_orphan_item(struct repair_ctx *r, const struct problem_ctx *p);
+
 #endif

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Repair actions of the uuid tree (phase 4) and of orphan items (phase
+ * 7): a uuid entry pointing to a root that does not exist (or no longer
+ * has that uuid) loses that root id, a subvolume's missing entry is
+ * added; an inode with no link and no orphan item gets one (the kernel
+ * then finishes deleting it), an orphan item that names no inode goes.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "repair-inode.h"
+#include "kernel-shared/accessors.h"
+#include "kernel-shared/ctree.h"
+#include "kernel-shared/inode.h"
+#include "kernel-shared/transaction.h"
+
+static u64 le64_at(const u8 *p)
+{
+	u64 v;
+
+	memcpy(&v, p, sizeof(v));
+	return le64toh(v);
+}
+
+/* UUID_ITEM_STALE: drop root id @p->root from the entry at @p->key */
+int repair_uuid_stale(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	struct btrfs_root *root = &r->fs_info->uuid_root;
+	struct btrfs_path path;
+	char ks[96];
+	u32 size, off, at = (u32)-1;
+	const u8 *data;
+	int ret;
+
+	if (!root->node)
+		return -ENOENT;
+	btrfs_init_path(&path);
+	ret = repair_search(r, root, &p->key, &path);
+	if (ret) {
+		btrfs_release_path(&path);
+		return ret < 0 ? ret : -ENOENT;
+	}
+	size = btrfs_item_size(path.nodes[0], path.slots[0]);
+	data = btrfs_item_ptr_raw(path.nodes[0], path.slots[0]);
+	for (off = 0; off + sizeof(u64) <= size; off += sizeof(u64)) {
+		if (le64_at(data + off) == p->root) {
+			at = off;
+			break;
+		}
+	}
+	if (at == (u32)-1) {
+		btrfs_release_path(&path);
+		return 1;	/* gone already */
+	}
+	check_format_key(&p->key, ks, sizeof(ks));
+	if (size == sizeof(u64))
+		repair_note(r, REPAIR_OP_DELETE, false, 0, 0, "uuid tree item %s (root %llu)",
+			    ks, (unsigned long long)p->root);
+	else
+		repair_note(r, REPAIR_OP_CHANGE, false, 0, 0,
+			    "uuid tree item %s: root %llu removed from it", ks,
+			    (unsigned long long)p->root);
+	if (!r->trans) {
+		btrfs_release_path(&path);
+		return 0;
+	}
+	if (size == sizeof(u64)) {
+		ret = btrfs_del_item(r->trans, root, &path);
+	} else {
+		u32 tail = size - at - sizeof(u64);
+		u8 *rest = malloc(tail ? tail : 1);
+
+		if (!rest) {
+			btrfs_release_path(&path);
+			return -ENOMEM;
+		}
+		/* move the ids after it down, then drop the last slot */
+		memcpy(rest, data + at + sizeof(u64), tail);
+		btrfs_write_item_data(&path, at, rest, tail);
+		free(rest);
+		btrfs_truncate_item(&path, size - sizeof(u64), 1);
+		btrfs_mark_buffer_dirty(r->trans, path.nodes[0]);
+	}
+	btrfs_release_path(&path);
+	if (!ret)
+		r->fs_info->write->uuid_tree_changed = true;
+	return ret;
+}
+
+static int parse_uuid(const char *s, u8 *out)
+{
+	int i = 0;
+
+	while (*s && i < BTRFS_UUID_SIZE) {
+		unsigned int v;
+
+		if (*s == '-') {
+			s++;
+			continue;
+		}
+		if (sscanf(s, "%2x", &v) != 1)
+			return -EINVAL;
+		out[i++] = (u8)v;
+		s += 2;
+	}
+	return i == BTRFS_UUID_SIZE && !*s ? 0 : -EINVAL;
+}
+
+/* UUID_ITEM_MISSING: the subvolume's uuid (or received uuid) entry */
+int repair_uuid_missing(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	struct btrfs_root *sub = repair_get_root(r, p->root);
+	struct btrfs_key key;
+	u8 uuid[BTRFS_UUID_SIZE];
+	char ks[96];
+	u8 type;
+
+	if (!sub || !sub->has_root_item || !r->fs_info->uuid_root.node)
+		return -ENOENT;
+	if (!p->name || parse_uuid(p->name, uuid))
+		return -EINVAL;
+	if (!memcmp(uuid, sub->root_item.uuid, BTRFS_UUID_SIZE))
+		type = BTRFS_UUID_KEY_SUBVOL;
+	else if (!memcmp(uuid, sub->root_item.received_uuid, BTRFS_UUID_SIZE))
+		type = BTRFS_UUID_KEY_RECEIVED_SUBVOL;
+	else
+		return -ESTALE;
+	key.objectid = le64_at(uuid);
+	key.type = type;
+	key.offset = le64_at(uuid + 8);
+	check_format_key(&key, ks, sizeof(ks));
+	repair_note(r, REPAIR_OP_INSERT, false, 0, 0, "uuid tree item %s (root %llu)",
+		    ks, (unsigned long long)p->root);
+	if (!r->trans)
+		return 0;
+	return btrfs_uuid_tree_add(r->trans, uuid, type, p->root);
+}
+
+/*
+ * INODE_NO_ORPHAN: link count 0 and no orphan item.  An inode that still
+ * has names gets its link count back (INODE_NLINK's recount); one without
+ * any gets the orphan item, and the kernel deletes it at the next mount
+ * as it would have.
+ */
+int repair_inode_no_orphan(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	struct btrfs_root *root = repair_get_root(r, p->root);
+	struct btrfs_key key = { BTRFS_ORPHAN_OBJECTID, BTRFS_ORPHAN_ITEM_KEY, p->inode };
+	struct btrfs_path path;
+	int ret;
+
+	if (!root)
+		return -ENOENT;
+	ret = repair_inode_nlink(r, p);
+	if (ret != -ENOLINK)
+		return ret;
+	btrfs_init_path(&path);
+	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
+	btrfs_release_path(&path);
+	if (ret <= 0)
+		return ret < 0 ? ret : 1;
+	repair_note(r, REPAIR_OP_INSERT, false, 0, 0,
+		    "root %llu (ORPHAN ORPHAN_ITEM %llu): the kernel deletes the unlinked inode",
+		    (unsigned long long)p->root, (unsigned long long)p->inode);
+	if (!r->trans)
+		return 0;
+	return btrfs_insert_item(r->trans, root, &key, NULL, 0);
+}
+
+/* ORPHAN_ITEM_INVALID: only "not an inode number": the item goes */
+int repair_orphan_item(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	struct btrfs_root *root = repair_get_root(r, p->root);
+	struct btrfs_key key = { BTRFS_ORPHAN_OBJECTID, BTRFS_ORPHAN_ITEM_KEY, p->inode };
+	struct btrfs_path path;
+	int ret;
+
+	if (!root)
+		return -ENOENT;
+	if (!p->detail || strcmp(p->detail, "not an inode number"))
+		return -EOPNOTSUPP;
+	btrfs_init_path(&path);
+	ret = repair_search(r, root, &key, &path);
+	if (ret) {
+		btrfs_release_path(&path);
+		return ret < 0 ? ret : -ENOENT;
+	}
+	repair_note(r, REPAIR_OP_DELETE, false, 0, 0, "root %llu (ORPHAN ORPHAN_ITEM %llu)",
+		    (unsigned long long)p->root, (unsigned long long)p->inode);
+	if (r->trans)
+		ret = btrfs_del_item(r->trans, root, &path);
+	btrfs_release_path(&path);
+	return ret;
+}
