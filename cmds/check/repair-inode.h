@@ -32,4 +32,8 @@ int repair_uuid_missing(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_inode_no_orphan(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_orphan_item(struct repair_ctx *r, const struct problem_ctx *p);
 
+/* repair-csum.c */
+int repair_csum_no_extent(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_csum_missing(struct repair_ctx *r, const struct problem_ctx *p);
+
 #endif
