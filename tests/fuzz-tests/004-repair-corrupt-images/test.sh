@@ -6,7 +6,7 @@
 source "$TOP/tests/common.sh"
 need_progs mkfs.btrfs python3
 
-: "${GHEE_REPAIR_ROUNDS:=15}"
+: "${GHEE_REPAIR_ROUNDS:=10}"
 src=$TEST_TMP/src
 mkdir -p "$src/d1/d2"
 for i in $(seq 1 200); do printf 'data %d\n' "$i" > "$src/d1/f$i"; done
