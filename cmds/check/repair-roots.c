@@ -194,3 +194,50 @@ int repair_orphan_item(struct repair_ctx *r, const struct problem_ctx *p)
 	btrfs_release_path(&path);
 	return ret;
 }
+
+/*
+ * QGROUP_COUNTS: the qgroup's info item gets the counts phase 9 computed
+ * from the trees (the finding carries them): referenced and exclusive,
+ * their compressed twins alike (nothing accounts compression apart).
+ */
+int repair_qgroup_counts(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	struct btrfs_root *root = &r->fs_info->quota_root;
+	unsigned long long level, id, rfer, want_rfer, excl, want_excl;
+	struct btrfs_qgroup_info_item *qi;
+	struct btrfs_key key;
+	struct btrfs_path path;
+	int ret;
+
+	if (!root->node || !p->name || !p->detail)
+		return -ENOENT;
+	if (sscanf(p->name, "%llu/%llu", &level, &id) != 2 ||
+	    sscanf(p->detail, "counts are different: referenced %llu expect %llu, exclusive %llu expect %llu",
+		   &rfer, &want_rfer, &excl, &want_excl) != 4)
+		return -EINVAL;
+	key = (struct btrfs_key){ 0, BTRFS_QGROUP_INFO_KEY, ((u64)level << 48) | id };
+	btrfs_init_path(&path);
+	ret = repair_search(r, root, &key, &path);
+	if (ret) {
+		btrfs_release_path(&path);
+		return ret < 0 ? ret : -ENOENT;
+	}
+	if (btrfs_item_size(path.nodes[0], path.slots[0]) < sizeof(*qi)) {
+		btrfs_release_path(&path);
+		return -EUCLEAN;
+	}
+	qi = btrfs_item_ptr(path.nodes[0], path.slots[0], struct btrfs_qgroup_info_item);
+	repair_note(r, REPAIR_OP_CHANGE, true, btrfs_qgroup_info_rfer(qi), want_rfer,
+		    "quota tree (0 QGROUP_INFO %s) referenced", p->name);
+	repair_note(r, REPAIR_OP_CHANGE, true, btrfs_qgroup_info_excl(qi), want_excl,
+		    "quota tree (0 QGROUP_INFO %s) exclusive", p->name);
+	if (r->trans) {
+		btrfs_set_qgroup_info_rfer(qi, want_rfer);
+		btrfs_set_qgroup_info_rfer_cmpr(qi, want_rfer);
+		btrfs_set_qgroup_info_excl(qi, want_excl);
+		btrfs_set_qgroup_info_excl_cmpr(qi, want_excl);
+		btrfs_mark_buffer_dirty(r->trans, path.nodes[0]);
+	}
+	btrfs_release_path(&path);
+	return 0;
+}

@@ -55,7 +55,8 @@ else
 047-dev-bytes-used__default_case
 058-bad-free-space-tree-entry__corrupt-free-space-tree
 066-missing-root-orphan-item__default
-068-orphan-dev-extent__default"
+068-orphan-dev-extent__default
+032-corrupted-qgroup__qgroup_corrupted"
 fi
 total=0 clean=0 clean_all=0
 for name in $names; do
