@@ -838,6 +838,11 @@ int check_repair(const struct check_options *opts)
 	size_t i;
 
 	s.out = text ? stdout : NULL;
+	/* a mounted filesystem is refused before anything, clean or not */
+	for (i = 0; !opts->dry_run && i < (size_t)opts->nr_devices; i++) {
+		if (device_refuse_in_use(opts->devices[i]))
+			return CHECK_EXIT_CANNOT;
+	}
 	code = run_check(opts, text, &s.found);
 	if (code & CHECK_EXIT_CANNOT)
 		goto out;
