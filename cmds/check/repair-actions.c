@@ -474,6 +474,7 @@ static const struct {
 	{ PR_FREE_SPACE_INFO_INVALID, fix_free_space_group, true },
 	{ PR_FREE_SPACE_CACHE_INVALID, fix_free_space_cache, true },
 	/* structural fixes first: the counters below are recounted after them */
+	{ PR_INODE_ITEM_MISSING, repair_inode_item_missing, false },
 	{ PR_DIR_INDEX_MISSING, repair_dir_index_missing, false },
 	{ PR_DIR_ITEM_MISSING, repair_dir_item_missing, false },
 	{ PR_DIR_ITEM_HASH, repair_dir_item_hash, false },

@@ -7,9 +7,11 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <time.h>
 #include "repair-inode.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/ctree.h"
+#include "kernel-shared/inode.h"
 #include "kernel-shared/transaction.h"
 
 /* the flag bits an inode may carry (as phase 7 judges them) */
@@ -401,4 +403,103 @@ int repair_inode_generation(struct repair_ctx *r, const struct problem_ctx *p)
 	static const enum inode_field f[] = { F_GENERATION, F_TRANSID };
 
 	return fix_fields(r, p, f, 2, rule_generation);
+}
+
+/* end of the file's data and the bytes its extents account */
+static int file_extents_span(struct btrfs_root *root, u64 ino, u64 *size,
+			     u64 *nbytes)
+{
+	struct btrfs_key key = { ino, BTRFS_EXTENT_DATA_KEY, 0 };
+	struct btrfs_path path;
+	int ret;
+
+	*size = *nbytes = 0;
+	btrfs_init_path(&path);
+	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
+	if (ret >= 0)
+		ret = btrfs_path_fixup_slot(root, &path);
+	while (ret == 0) {
+		const struct btrfs_file_extent_item *fi;
+		u32 isize;
+		u64 end;
+
+		btrfs_path_key(&path, &key);
+		if (key.objectid != ino || key.type != BTRFS_EXTENT_DATA_KEY)
+			break;
+		fi = btrfs_item_ptr(path.nodes[0], path.slots[0], struct btrfs_file_extent_item);
+		isize = btrfs_item_size(path.nodes[0], path.slots[0]);
+		if (isize < BTRFS_FILE_EXTENT_INLINE_DATA_START)
+			goto next;
+		if (btrfs_file_extent_type(fi) == BTRFS_FILE_EXTENT_INLINE) {
+			end = key.offset + btrfs_file_extent_ram_bytes(fi);
+			*nbytes += btrfs_file_extent_ram_bytes(fi);
+		} else {
+			if (isize < sizeof(*fi))
+				goto next;
+			end = key.offset + btrfs_file_extent_num_bytes(fi);
+			if (btrfs_file_extent_disk_bytenr(fi))
+				*nbytes += btrfs_file_extent_num_bytes(fi);
+		}
+		if (end > *size)
+			*size = end;
+next:
+		ret = btrfs_next_item(root, &path);
+	}
+	btrfs_release_path(&path);
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * INODE_ITEM_MISSING with other items left: a new inode item from them.
+ * The type comes from the dir index of its first name (else entries make
+ * a directory, file extents a regular file); the link count from its
+ * names; the size from its entries or file extents; permissions 0755 /
+ * 0644, owner root, times now.  Counters the checker then still finds
+ * wrong (nbytes of inline or compressed data) are fixed by the next pass.
+ */
+int repair_inode_item_missing(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	struct btrfs_root *root = repair_get_root(r, p->root);
+	struct btrfs_key key = { p->inode, BTRFS_INODE_ITEM_KEY, 0 };
+	struct btrfs_inode_params ip = { 0 };
+	struct btrfs_path path;
+	u64 names, gen;
+	u32 fmt;
+	int ret;
+
+	if (!root)
+		return -ENOENT;
+	btrfs_init_path(&path);
+	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
+	btrfs_release_path(&path);
+	if (ret <= 0)
+		return ret < 0 ? ret : 1;	/* there already */
+	fmt = inode_fmt(root, p->inode);
+	if (!fmt)
+		return -ENODATA;
+	ret = count_names(root, p->inode, &names, NULL, NULL);
+	if (ret)
+		return ret;
+	if (fmt == 0040000) {
+		ip.nlink = 1;
+		ret = repair_count_dir_size(r, root, p->inode, &ip.size);
+	} else {
+		ip.nlink = (u32)names;
+		ret = file_extents_span(root, p->inode, &ip.size, &ip.nbytes);
+	}
+	if (ret)
+		return ret;
+	if (!ip.nlink)
+		return -ENOLINK;	/* no name to reach it by */
+	ip.mode = fmt | (fmt == 0040000 ? 0755 : 0644);
+	gen = r->trans ? r->trans->transid - 1 : btrfs_super_generation(&r->fs_info->super_copy);
+	ip.generation = ip.transid = gen;
+	repair_note(r, REPAIR_OP_INSERT, false, 0, 0,
+		    "root %llu (%llu INODE_ITEM 0) mode 0%o nlink %u size %llu nbytes %llu",
+		    (unsigned long long)p->root, (unsigned long long)p->inode, ip.mode,
+		    ip.nlink, (unsigned long long)ip.size, (unsigned long long)ip.nbytes);
+	if (!r->trans)
+		return 0;
+	ip.atime.sec = ip.ctime.sec = ip.mtime.sec = ip.otime.sec = (u64)time(NULL);
+	return btrfs_insert_inode(r->trans, root, p->inode, &ip);
 }

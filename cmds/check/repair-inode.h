@@ -8,6 +8,7 @@
 int repair_inode_nlink(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_inode_nbytes(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_dir_isize(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_inode_item_missing(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_inode_mode(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_inode_flags(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_inode_generation(struct repair_ctx *r, const struct problem_ctx *p);
