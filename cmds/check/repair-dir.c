@@ -127,6 +127,16 @@ static int rebuild_copy(struct repair_ctx *r, const struct problem_ctx *p,
 		return ret;
 	if (!find_entry(r, root, &to, name, &(struct dir_entry_copy){ 0 }))
 		return -EEXIST;
+	/* a dir index holds one entry: another name at that index stays */
+	if (want_index) {
+		struct btrfs_path path;
+
+		btrfs_init_path(&path);
+		ret = btrfs_search_slot(NULL, root, &to, &path, 0, 0);
+		btrfs_release_path(&path);
+		if (ret <= 0)
+			return ret < 0 ? ret : -EEXIST;
+	}
 	repair_note(r, REPAIR_OP_INSERT, false, 0, 0,
 		    "root %llu (%llu %s %llu) name %s", (unsigned long long)p->root,
 		    (unsigned long long)to.objectid,

@@ -3,7 +3,7 @@
 #
 # Repair of the fields of an inode item, one damage at a time on a fresh
 # copy of a kernel-written image: link count, nbytes, directory size,
-# unknown flags, a generation and a transid from the future.  Each repair
+# unknown flags, a bad mode, a generation and a transid from the future.  Each repair
 # changes exactly the damaged field back (the plan of --dry-run matches),
 # and ghee check, btrfs check 6.2 and 6.19 are clean afterwards.
 
@@ -37,6 +37,8 @@ damage INODE_NLINK 40 4 "$FS_INO_TWO" set-item 2 nlink
 damage INODE_NBYTES 24 8 "$FS_INO_BIG" add-item 4096 nbytes
 damage DIR_ISIZE 16 8 "$FS_INO_DIR" add-item 2 size
 damage INODE_FLAGS_INVALID 64 8 "$FS_INO_BIG" set-item 0x200000000 flags
+# a bit beyond the file type: the type comes back from the dir index
+damage INODE_MODE_INVALID 52 4 "$FS_INO_TWO" add-item 0x40000000 mode
 
 # a transid from the future becomes the last committed generation
 IMG=$(fs_base_image) || exit

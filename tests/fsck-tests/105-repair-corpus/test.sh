@@ -16,6 +16,7 @@ need_progs python3 xz
 
 # images the repair makes clean today (all three checkers agree)
 REPAIRED="016-wrong-inode-nbytes__default_case
+011-no-inode-item__default_case
 017-missing-all-file-extent__default_case
 028-unaligned-super-dev-sizes__dev_and_super_mismatch_unaligned
 044-invalid-extent-item-generation__bad_extent_item_gen_for_data
@@ -35,20 +36,34 @@ REPAIRED="016-wrong-inode-nbytes__default_case
 
 count_findings()
 {
-	"$GHEE" check --format json "$1" 2>/dev/null | python3 -c '
+	# the number of findings; their codes go to $2 (one per line, sorted)
+	timeout 60 "$GHEE" check --format json "$1" 2>/dev/null | python3 -c '
 import json, sys
 try:
     doc = json.load(sys.stdin)
 except ValueError:
+    doc = {"result": "cannot-check"}
+codes = sorted({m["code"] for p in doc.get("phases", []) for m in p.get("messages", [])
+                if m.get("type") == "finding"})
+open(sys.argv[1], "w").write("".join(c + "\n" for c in codes))
+if doc.get("result") == "cannot-check":
     print(-1); sys.exit(0)
 print(sum(1 for p in doc.get("phases", []) for m in p.get("messages", [])
-          if m.get("type") == "finding"))'
+          if m.get("type") == "finding"))' "$2"
+}
+
+# structural codes a repair must never introduce (it writes whole, valid
+# blocks through the engine): a new one means the repair made it worse
+new_structural()
+{
+	comm -13 "$1" "$2" | grep -E '^(TREE_|SUPER_|CHUNK_|DEV_EXTENT_OVERLAP|DEV_ITEM_MISSING)'
 }
 
 if [ -n "${GHEE_LONG:-}" ]; then
 	names=$(corpus_names repairable; corpus_names corrupt)
 else
 	names="004-no-dir-index__default_case
+011-no-inode-item__default_case
 017-missing-all-file-extent__default_case
 028-unaligned-super-dev-sizes__dev_and_super_mismatch_unaligned
 044-invalid-extent-item-generation__bad_extent_item_gen_for_tree_block
@@ -62,11 +77,15 @@ total=0 clean=0 clean_all=0
 for name in $names; do
 	img=$(corpus_copy "$name" "$TEST_TMP/c.img") || exit
 	expect=$(corpus_field "$name" expectation)
-	before=$(count_findings "$img")
+	before=$(count_findings "$img" "$TEST_TMP/codes.before")
 	timeout 120 "$GHEE" check --repair -q "$img" > "$TEST_TMP/r.out" 2>&1
 	rc=$?
 	_status_is_crash $rc && { tail -n 20 "$TEST_TMP/r.out" >&2; fail "$name: repair crashed or hung (status $rc)"; }
-	after=$(count_findings "$img")
+	after=$(count_findings "$img" "$TEST_TMP/codes.after")
+	new=$(new_structural "$TEST_TMP/codes.before" "$TEST_TMP/codes.after")
+	[ -n "$new" ] && fail "$name: the repair introduced $new"
+	grown=$(comm -13 "$TEST_TMP/codes.before" "$TEST_TMP/codes.after" | tr '\n' ' ')
+	[ -n "$grown" ] && echo "$name: codes revealed by the repair: $grown" >&2
 	[ "$before" -ge 0 ] && [ "$after" -gt "$before" ] &&
 		fail "$name: $before findings before the repair, $after after"
 	total=$((total + 1))

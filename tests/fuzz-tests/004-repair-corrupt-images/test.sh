@@ -20,16 +20,27 @@ mkfs.btrfs -q -f -n 4096 -m single --rootdir "$src" "$base" >/dev/null ||
 
 count()
 {
+	# the number of findings; their codes go to $2 (one per line, sorted)
 	timeout 60 "$GHEE" check --format json "$1" 2>/dev/null | python3 -c '
 import json, sys
 try:
     doc = json.load(sys.stdin)
 except ValueError:
-    print(-1); sys.exit(0)
+    doc = {"result": "cannot-check"}
+codes = sorted({m["code"] for p in doc.get("phases", []) for m in p.get("messages", [])
+                if m.get("type") == "finding"})
+open(sys.argv[1], "w").write("".join(c + "\n" for c in codes))
 if doc.get("result") == "cannot-check":
     print(-1); sys.exit(0)
 print(sum(1 for p in doc.get("phases", []) for m in p.get("messages", [])
-          if m.get("type") == "finding"))'
+          if m.get("type") == "finding"))' "$2"
+}
+
+# structural codes a repair must never introduce (it writes whole, valid
+# blocks through the engine): a new one means the repair made it worse
+new_structural()
+{
+	comm -13 "$1" "$2" | grep -E '^(TREE_|SUPER_|CHUNK_|DEV_EXTENT_OVERLAP|DEV_ITEM_MISSING)'
 }
 
 img=$TEST_TMP/img
@@ -38,7 +49,7 @@ for round in $(seq 1 "$GHEE_REPAIR_ROUNDS"); do
 	cp --sparse=always "$base" "$img"
 	python3 "$TOP/tests/fuzz-tests/003-corrupt-images/corrupt.py" "$img" "$((round + 1000))" $((1 + round % 4)) ||
 		fail "corrupt.py failed"
-	before=$(count "$img")
+	before=$(count "$img" "$TEST_TMP/codes.before")
 	timeout 120 "$GHEE" check --repair -q "$img" >/dev/null 2>"$TEST_TMP/err"
 	rc=$?
 	if _status_is_crash $rc || grep -qE 'Sanitizer|runtime error' "$TEST_TMP/err"; then
@@ -47,7 +58,12 @@ for round in $(seq 1 "$GHEE_REPAIR_ROUNDS"); do
 		bad=$((bad + 1))
 		continue
 	fi
-	after=$(count "$img")
+	after=$(count "$img" "$TEST_TMP/codes.after")
+	new=$(new_structural "$TEST_TMP/codes.before" "$TEST_TMP/codes.after")
+	if [ "$before" -ge 0 ] && [ -n "$new" ]; then
+		echo "round $round: the repair introduced $new"
+		bad=$((bad + 1))
+	fi
 	if [ "$before" -ge 0 ] && [ "$after" -gt "$before" ]; then
 		echo "round $round: $before findings before the repair, $after after"
 		bad=$((bad + 1))
