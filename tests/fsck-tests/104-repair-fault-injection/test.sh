@@ -7,7 +7,9 @@
 # image checks exactly as before the repair (the same findings) or is
 # repaired (clean) -- never anything in between -- and the undo file the
 # failed repair kept puts back the original bytes.  Cases: the orphan free
-# space entries of a fresh mkfs.btrfs image (two commits) and a link count.
+# space entries of a fresh mkfs.btrfs image, a corpus image with an orphan
+# dev extent and orphan free space entries (two phases, two commits), and
+# with GHEE_LONG=1 a link count too.
 
 source "$TOP/tests/common.sh"
 source "$TOP/tests/fsck-tests/lib/fs-trees-lib.sh"
@@ -47,10 +49,14 @@ for line in sorted(out):
 PY
 }
 
-# faults DAMAGED_IMG VARIABLE: fail write/flush N = 1, 2, ... of a repair
+# faults DAMAGED_IMG VARIABLE [subset]: fail write/flush N = 1, 2, ... of
+# a repair.  A repair of one phase is one commit: the image is the old one
+# or the repaired one.  With "subset" (findings in several phases, one
+# commit each) it may also be what a commit left: some findings fixed,
+# no other finding new.
 faults()
 {
-	local damaged=$1 var=$2 n=1 img=$TEST_TMP/try.img undo=$TEST_TMP/try.undo rc hit
+	local damaged=$1 var=$2 mode=${3:-exact} n=1 img=$TEST_TMP/try.img undo=$TEST_TMP/try.undo rc hit
 
 	findings "$damaged" > "$TEST_TMP/before"
 	[ -s "$TEST_TMP/before" ] || fail "the damaged image is clean"
@@ -63,8 +69,10 @@ faults()
 		hit=$(grep -c "fault injection" "$TEST_TMP/try.err")
 		findings "$img" > "$TEST_TMP/after"
 		if [ -s "$TEST_TMP/after" ] && ! cmp -s "$TEST_TMP/before" "$TEST_TMP/after"; then
-			diff "$TEST_TMP/before" "$TEST_TMP/after" >&2
-			fail "$var=$n: the image is neither the old one nor repaired"
+			if [ "$mode" != subset ] || [ -n "$(comm -13 "$TEST_TMP/before" "$TEST_TMP/after")" ]; then
+				diff "$TEST_TMP/before" "$TEST_TMP/after" >&2
+				fail "$var=$n: the image is neither the old one nor repaired"
+			fi
 		fi
 		if [ "$hit" -eq 0 ]; then
 			[ $rc -eq "$CHECK_CORRECTED" ] || fail "$var=$n: no fault, yet status $rc"
@@ -75,7 +83,7 @@ faults()
 		if [ -e "$undo" ]; then
 			"$GHEE" undo --force-incomplete "$undo" "$img" > /dev/null 2> "$TEST_TMP/undo.err" ||
 				{ cat "$TEST_TMP/undo.err" >&2; fail "$var=$n: undo failed"; }
-			cmp -s "$img" "$damaged" || fail "$var=$n: undo did not restore the original bytes"
+			same_bytes "$img" "$damaged" || fail "$var=$n: undo did not restore the original bytes"
 		fi
 		n=$((n + 1))
 		[ $n -le 400 ] || fail "$var: more than 400 faults, the repair never completes"
@@ -90,8 +98,16 @@ mkfs.btrfs -q -f "$orphans" >/dev/null 2>&1 || fail "mkfs.btrfs failed"
 faults "$orphans" GHEE_FAIL_WRITE_AT
 faults "$orphans" GHEE_FAIL_FLUSH_AT
 
-IMG=$(fs_base_image) || exit
-fs_edit set-item 5 "$FS_INO_TWO" 1 0 40 4 2
-cp --sparse=always "$IMG" "$TEST_TMP/nlink.img"
-faults "$TEST_TMP/nlink.img" GHEE_FAIL_WRITE_AT
-faults "$TEST_TMP/nlink.img" GHEE_FAIL_FLUSH_AT
+# a filesystem tree fix (GHEE_LONG=1: the suite keeps to the two cases)
+if [ -n "${GHEE_LONG:-}" ]; then
+	IMG=$(fs_base_image) || exit
+	fs_edit set-item 5 "$FS_INO_TWO" 1 0 40 4 2
+	cp --sparse=always "$IMG" "$TEST_TMP/nlink.img"
+	faults "$TEST_TMP/nlink.img" GHEE_FAIL_WRITE_AT
+	faults "$TEST_TMP/nlink.img" GHEE_FAIL_FLUSH_AT
+fi
+
+need_corpus
+cp --sparse=always "$(corpus_image 068-orphan-dev-extent__default)" "$TEST_TMP/devext.img" || exit
+faults "$TEST_TMP/devext.img" GHEE_FAIL_WRITE_AT subset
+faults "$TEST_TMP/devext.img" GHEE_FAIL_FLUSH_AT subset
