@@ -483,6 +483,7 @@ static const struct {
 	{ PR_INODE_NLINK, repair_inode_nlink, false },
 	{ PR_INODE_NO_ORPHAN, repair_inode_no_orphan, true },
 	{ PR_ORPHAN_ITEM_INVALID, repair_orphan_item, true },
+	{ PR_INODE_CACHE_DEPRECATED, repair_inode_cache, true },
 	{ PR_DIR_NLINK, repair_inode_nlink, true },
 	{ PR_INODE_NBYTES, repair_inode_nbytes, true },
 	{ PR_DIR_ISIZE, repair_dir_isize, true },

@@ -32,6 +32,7 @@ int repair_uuid_stale(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_uuid_missing(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_inode_no_orphan(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_orphan_item(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_inode_cache(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_qgroup_counts(struct repair_ctx *r, const struct problem_ctx *p);
 
 /* repair-csum.c */

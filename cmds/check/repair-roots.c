@@ -13,6 +13,7 @@
 #include "repair-inode.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/ctree.h"
+#include "kernel-shared/extent-tree.h"
 #include "kernel-shared/inode.h"
 #include "kernel-shared/transaction.h"
 
@@ -240,4 +241,83 @@ int repair_qgroup_counts(struct repair_ctx *r, const struct problem_ctx *p)
 	}
 	btrfs_release_path(&path);
 	return 0;
+}
+
+#define INODE_CACHE_ITEMS_MAX	64
+
+/*
+ * INODE_CACHE_DEPRECATED: the items of the old inode number cache (the
+ * FREE_INO inode and its file extents, the FREE_SPACE header) are deleted
+ * from the tree, and the data extents they used lose their reference
+ * (freed when it was the last).  The kernel has ignored them for years.
+ */
+int repair_inode_cache(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	struct btrfs_root *root = repair_get_root(r, p->root);
+	struct btrfs_key keys[INODE_CACHE_ITEMS_MAX];
+	struct { u64 bytenr, len, offset; } refs[INODE_CACHE_ITEMS_MAX];
+	struct btrfs_key key = { BTRFS_FREE_INO_OBJECTID, 0, 0 };
+	struct btrfs_path path;
+	int ret, i, n = 0;
+
+	if (!root)
+		return -ENOENT;
+	btrfs_init_path(&path);
+	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
+	if (ret >= 0)
+		ret = btrfs_path_fixup_slot(root, &path);
+	while (ret == 0) {
+		btrfs_path_key(&path, &key);
+		if (key.objectid != BTRFS_FREE_INO_OBJECTID &&
+		    key.objectid != BTRFS_FREE_SPACE_OBJECTID)
+			break;
+		if (n == INODE_CACHE_ITEMS_MAX) {
+			ret = -E2BIG;
+			break;
+		}
+		refs[n].bytenr = 0;
+		if (key.type == BTRFS_EXTENT_DATA_KEY &&
+		    btrfs_item_size(path.nodes[0], path.slots[0]) >=
+		    sizeof(struct btrfs_file_extent_item)) {
+			const struct btrfs_file_extent_item *fi =
+				btrfs_item_ptr(path.nodes[0], path.slots[0],
+					       struct btrfs_file_extent_item);
+
+			if (btrfs_file_extent_type(fi) != BTRFS_FILE_EXTENT_INLINE &&
+			    btrfs_file_extent_disk_bytenr(fi)) {
+				refs[n].bytenr = btrfs_file_extent_disk_bytenr(fi);
+				refs[n].len = btrfs_file_extent_disk_num_bytes(fi);
+				refs[n].offset = key.offset - btrfs_file_extent_offset(fi);
+			}
+		}
+		keys[n++] = key;
+		ret = btrfs_next_item(root, &path);
+	}
+	btrfs_release_path(&path);
+	if (ret < 0)
+		return ret;
+	if (!n)
+		return 1;
+	ret = 0;
+	for (i = 0; i < n && !ret; i++) {
+		char ks[96];
+
+		check_format_key(&keys[i], ks, sizeof(ks));
+		repair_note(r, REPAIR_OP_DELETE, false, 0, 0, "root %llu item %s",
+			    (unsigned long long)p->root, ks);
+		if (refs[i].bytenr)
+			repair_note(r, REPAIR_OP_DELETE, false, 0, 0,
+				    "extent tree: data ref of [%llu %llu] by root %llu inode FREE_INO",
+				    (unsigned long long)refs[i].bytenr,
+				    (unsigned long long)refs[i].len,
+				    (unsigned long long)p->root);
+		if (!r->trans)
+			continue;
+		ret = btrfs_delete_key(r->trans, root, &keys[i]);
+		if (!ret && refs[i].bytenr)
+			ret = btrfs_dec_data_ref(r->trans, refs[i].bytenr, refs[i].len,
+						 p->root, BTRFS_FREE_INO_OBJECTID,
+						 refs[i].offset);
+	}
+	return ret;
 }

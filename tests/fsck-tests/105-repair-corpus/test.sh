@@ -16,6 +16,7 @@ need_progs python3 xz
 
 # images the repair makes clean today (all three checkers agree)
 REPAIRED="016-wrong-inode-nbytes__default_case
+064-deprecated-inode-cache__4k_nodesize
 011-no-inode-item__default_case
 017-missing-all-file-extent__default_case
 028-unaligned-super-dev-sizes__dev_and_super_mismatch_unaligned
@@ -63,6 +64,7 @@ if [ -n "${GHEE_LONG:-}" ]; then
 	names=$(corpus_names repairable; corpus_names corrupt)
 else
 	names="004-no-dir-index__default_case
+064-deprecated-inode-cache__4k_nodesize
 011-no-inode-item__default_case
 017-missing-all-file-extent__default_case
 028-unaligned-super-dev-sizes__dev_and_super_mismatch_unaligned
