@@ -38,6 +38,8 @@ static int fix_super_bytes_used(struct repair_ctx *r, const struct problem_ctx *
 		want = btrfs_total_used_bytes(r->fs_info);
 		ws_of(r)->super_dirty = true;
 	}
+	if (want == btrfs_super_bytes_used(sb))
+		return 1;	/* the groups were wrong, not the superblock */
 	repair_note(r, REPAIR_OP_CHANGE, true, btrfs_super_bytes_used(sb), want,
 		    "superblock bytes_used");
 	return 0;
@@ -229,13 +231,45 @@ static int fix_dev_extent_no_chunk(struct repair_ctx *r, const struct problem_ct
 
 /* ---- phase 5: block groups ---- */
 
+/* the bytes the extent items inside [start, start + len) cover, now */
+static int sum_extents(struct btrfs_fs_info *fs, u64 start, u64 len, u64 *sum)
+{
+	struct btrfs_root *root = &fs->extent_root;
+	struct btrfs_key key = { start, 0, 0 };
+	struct btrfs_path path;
+	int ret;
+
+	*sum = 0;
+	btrfs_init_path(&path);
+	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
+	if (ret >= 0)
+		ret = btrfs_path_fixup_slot(root, &path);
+	while (ret == 0) {
+		btrfs_path_key(&path, &key);
+		if (key.objectid >= start + len)
+			break;
+		if (key.type == BTRFS_EXTENT_ITEM_KEY)
+			*sum += key.offset;
+		else if (key.type == BTRFS_METADATA_ITEM_KEY)
+			*sum += fs->nodesize;
+		ret = btrfs_next_item(root, &path);
+	}
+	btrfs_release_path(&path);
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * Recounted from the extent items (an extent item restored earlier in
+ * the pass counts), and applied as a difference to the write state's
+ * counter, so what this transaction allocated or freed stays counted.
+ */
 static int fix_block_group_used(struct repair_ctx *r, const struct problem_ctx *p)
 {
 	struct btrfs_key key = { p->bytenr, BTRFS_BLOCK_GROUP_ITEM_KEY, p->len };
 	struct btrfs_root *root = btrfs_block_group_root(r->fs_info);
 	struct btrfs_block_group *bg;
 	struct btrfs_path path;
-	u64 old;
+	u64 old, want;
 	int ret;
 
 	btrfs_init_path(&path);
@@ -247,7 +281,12 @@ static int fix_block_group_used(struct repair_ctx *r, const struct problem_ctx *
 	old = btrfs_block_group_used(btrfs_item_ptr(path.nodes[0], path.slots[0],
 						    struct btrfs_block_group_item));
 	btrfs_release_path(&path);
-	repair_note(r, REPAIR_OP_CHANGE, true, old, p->expected,
+	ret = sum_extents(r->fs_info, p->bytenr, p->len, &want);
+	if (ret)
+		return ret;
+	if (want == old)
+		return 1;
+	repair_note(r, REPAIR_OP_CHANGE, true, old, want,
 		    "block group item (%llu BLOCK_GROUP_ITEM %llu) used",
 		    (unsigned long long)p->bytenr, (unsigned long long)p->len);
 	if (!r->trans)
@@ -255,11 +294,7 @@ static int fix_block_group_used(struct repair_ctx *r, const struct problem_ctx *
 	bg = btrfs_lookup_block_group(r->fs_info, p->bytenr);
 	if (!bg || bg->start != p->bytenr)
 		return -ENOENT;
-	/*
-	 * As a difference: what this transaction allocated or freed in the
-	 * group so far stays counted.
-	 */
-	bg->used += p->expected - old;
+	bg->used += want - old;
 	bg->item_dirty = true;
 	return 0;
 }
@@ -468,6 +503,7 @@ static const struct {
 	{ PR_UUID_ITEM_STALE, repair_uuid_stale, true },
 	{ PR_UUID_ITEM_MISSING, repair_uuid_missing, true },
 	{ PR_EXTENT_ITEM_INVALID, repair_extent_item, false },
+	{ PR_EXTENT_ITEM_MISSING, repair_extent_item_missing, false },
 	{ PR_BLOCK_GROUP_USED, fix_block_group_used, true },
 	{ PR_FREE_SPACE_ORPHAN, fix_free_space_orphan, true },
 	{ PR_FREE_SPACE_MISMATCH, fix_free_space_group, true },

@@ -11,6 +11,8 @@
 #include "repair-inode.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/ctree.h"
+#include "kernel-shared/disk-io.h"
+#include "kernel-shared/extent_io.h"
 #include "kernel-shared/file-item.h"
 #include "kernel-shared/inode.h"
 #include "kernel-shared/transaction.h"
@@ -218,4 +220,60 @@ int repair_super_field(struct repair_ctx *r, const struct problem_ctx *p)
 		}
 	}
 	return n ? 0 : 1;
+}
+
+/*
+ * EXTENT_ITEM_MISSING, only for a tree block that one root references
+ * (skinny metadata): its METADATA_ITEM with the inline TREE_BLOCK_REF is
+ * inserted, level and generation from the block's header, which must
+ * name that root as its owner.  The block group's used already counts
+ * it (the item went missing, the space did not).
+ */
+int repair_extent_item_missing(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	struct btrfs_fs_info *fs = r->fs_info;
+	struct tree_block_check check = { .level = -1 };
+	u8 buf[sizeof(struct btrfs_extent_item) + sizeof(struct btrfs_extent_inline_ref)];
+	struct btrfs_extent_item *ei = (void *)buf;
+	struct btrfs_extent_inline_ref *iref = (void *)(ei + 1);
+	unsigned long long owner;
+	struct extent_buffer *eb;
+	struct btrfs_key key;
+	struct btrfs_path path;
+	char ks[96];
+	int ret, err = 0;
+
+	if (!p->detail || sscanf(p->detail, "tree block ref root %llu", &owner) != 1 ||
+	    p->found != 1 || p->len != fs->nodesize)
+		return -EOPNOTSUPP;
+	if (!btrfs_fs_incompat(fs, BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA))
+		return -EOPNOTSUPP;
+	eb = read_tree_block(fs, p->bytenr, &check, &err);
+	if (!eb)
+		return err ? err : -EIO;
+	key.objectid = p->bytenr;
+	key.type = BTRFS_METADATA_ITEM_KEY;
+	key.offset = btrfs_eb_level(eb);
+	memset(buf, 0, sizeof(buf));
+	btrfs_set_extent_refs(ei, 1);
+	btrfs_set_extent_generation(ei, btrfs_eb_generation(eb));
+	btrfs_set_extent_flags(ei, BTRFS_EXTENT_FLAG_TREE_BLOCK);
+	btrfs_set_extent_inline_ref_type(iref, BTRFS_TREE_BLOCK_REF_KEY);
+	btrfs_set_extent_inline_ref_offset(iref, owner);
+	ret = btrfs_eb_owner(eb) == owner && btrfs_eb_bytenr(eb) == p->bytenr ? 0 : -ESTALE;
+	free_extent_buffer(eb);
+	if (ret)
+		return ret;
+	/* an item of another kind at that address: not ours to replace */
+	btrfs_init_path(&path);
+	ret = btrfs_search_slot(NULL, &fs->extent_root, &key, &path, 0, 0);
+	btrfs_release_path(&path);
+	if (ret <= 0)
+		return ret < 0 ? ret : -EEXIST;
+	check_format_key(&key, ks, sizeof(ks));
+	repair_note(r, REPAIR_OP_INSERT, false, 0, 0,
+		    "extent tree item %s refs 1, tree block ref root %llu", ks, owner);
+	if (!r->trans)
+		return 0;
+	return btrfs_insert_item(r->trans, &fs->extent_root, &key, buf, sizeof(buf));
 }

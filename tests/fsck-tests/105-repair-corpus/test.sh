@@ -17,6 +17,8 @@ need_progs python3 xz
 
 # images the repair makes clean today (all three checkers agree)
 REPAIRED="004-no-dir-index__default_case
+014-no-extent-info__no_extent
+014-no-extent-info__no_extent_bad_dev
 011-no-inode-item__default_case
 016-wrong-inode-nbytes__default_case
 017-missing-all-file-extent__default_case
@@ -89,6 +91,7 @@ if [ -n "${GHEE_LONG:-}" ]; then
 	names=$(corpus_names repairable; corpus_names corrupt)
 else
 	names="004-no-dir-index__default_case
+014-no-extent-info__no_extent
 064-deprecated-inode-cache__4k_nodesize
 011-no-inode-item__default_case
 017-missing-all-file-extent__default_case
