@@ -517,7 +517,7 @@ static const struct {
 	{ PR_FILE_EXTENT_HOLE, repair_file_extent_hole, false },
 	{ PR_INODE_MODE_INVALID, repair_inode_mode, false },
 	{ PR_INODE_NLINK, repair_inode_nlink, false },
-	{ PR_INODE_NO_ORPHAN, repair_inode_no_orphan, true },
+	{ PR_INODE_NO_ORPHAN, repair_inode_no_orphan, false },
 	{ PR_ORPHAN_ITEM_INVALID, repair_orphan_item, true },
 	{ PR_INODE_CACHE_DEPRECATED, repair_inode_cache, true },
 	{ PR_DIR_NLINK, repair_inode_nlink, true },

@@ -223,9 +223,9 @@ int repair_super_field(struct repair_ctx *r, const struct problem_ctx *p)
 }
 
 /*
- * EXTENT_ITEM_MISSING, only for a tree block that one root references
- * (skinny metadata): its METADATA_ITEM with the inline TREE_BLOCK_REF is
- * inserted, level and generation from the block's header, which must
+ * EXTENT_ITEM_MISSING, only for a tree block that one root references:
+ * its METADATA_ITEM (or, without skinny metadata, EXTENT_ITEM with the
+ * block's first key) with the inline TREE_BLOCK_REF is inserted, level and generation from the block's header, which must
  * name that root as its owner.  The block group's used already counts
  * it (the item went missing, the space did not).
  */
@@ -233,9 +233,12 @@ int repair_extent_item_missing(struct repair_ctx *r, const struct problem_ctx *p
 {
 	struct btrfs_fs_info *fs = r->fs_info;
 	struct tree_block_check check = { .level = -1 };
-	u8 buf[sizeof(struct btrfs_extent_item) + sizeof(struct btrfs_extent_inline_ref)];
+	bool skinny = btrfs_fs_incompat(fs, BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA);
+	u8 buf[sizeof(struct btrfs_extent_item) + sizeof(struct btrfs_tree_block_info) +
+	       sizeof(struct btrfs_extent_inline_ref)];
 	struct btrfs_extent_item *ei = (void *)buf;
-	struct btrfs_extent_inline_ref *iref = (void *)(ei + 1);
+	struct btrfs_extent_inline_ref *iref;
+	u32 size = sizeof(*ei);
 	unsigned long long owner;
 	struct extent_buffer *eb;
 	struct btrfs_key key;
@@ -246,20 +249,38 @@ int repair_extent_item_missing(struct repair_ctx *r, const struct problem_ctx *p
 	if (!p->detail || sscanf(p->detail, "tree block ref root %llu", &owner) != 1 ||
 	    p->found != 1 || p->len != fs->nodesize)
 		return -EOPNOTSUPP;
-	if (!btrfs_fs_incompat(fs, BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA))
-		return -EOPNOTSUPP;
 	eb = read_tree_block(fs, p->bytenr, &check, &err);
 	if (!eb)
 		return err ? err : -EIO;
-	key.objectid = p->bytenr;
-	key.type = BTRFS_METADATA_ITEM_KEY;
-	key.offset = btrfs_eb_level(eb);
 	memset(buf, 0, sizeof(buf));
 	btrfs_set_extent_refs(ei, 1);
 	btrfs_set_extent_generation(ei, btrfs_eb_generation(eb));
 	btrfs_set_extent_flags(ei, BTRFS_EXTENT_FLAG_TREE_BLOCK);
+	key.objectid = p->bytenr;
+	if (skinny) {
+		key.type = BTRFS_METADATA_ITEM_KEY;
+		key.offset = btrfs_eb_level(eb);
+	} else {
+		/* the old layout: the block's first key and level in the item */
+		struct btrfs_tree_block_info *info = (void *)(buf + size);
+		struct btrfs_key first = { 0, 0, 0 };
+
+		if (btrfs_eb_nritems(eb)) {
+			if (btrfs_eb_level(eb))
+				btrfs_node_key_to_cpu(eb, &first, 0);
+			else
+				btrfs_item_key_to_cpu(eb, &first, 0);
+		}
+		key.type = BTRFS_EXTENT_ITEM_KEY;
+		key.offset = fs->nodesize;
+		btrfs_cpu_key_to_disk(&info->key, &first);
+		btrfs_set_tree_block_level(info, btrfs_eb_level(eb));
+		size += sizeof(*info);
+	}
+	iref = (void *)(buf + size);
 	btrfs_set_extent_inline_ref_type(iref, BTRFS_TREE_BLOCK_REF_KEY);
 	btrfs_set_extent_inline_ref_offset(iref, owner);
+	size += sizeof(*iref);
 	ret = btrfs_eb_owner(eb) == owner && btrfs_eb_bytenr(eb) == p->bytenr ? 0 : -ESTALE;
 	free_extent_buffer(eb);
 	if (ret)
@@ -275,5 +296,5 @@ int repair_extent_item_missing(struct repair_ctx *r, const struct problem_ctx *p
 		    "extent tree item %s refs 1, tree block ref root %llu", ks, owner);
 	if (!r->trans)
 		return 0;
-	return btrfs_insert_item(r->trans, &fs->extent_root, &key, buf, sizeof(buf));
+	return btrfs_insert_item(r->trans, &fs->extent_root, &key, buf, size);
 }
