@@ -504,6 +504,7 @@ static const struct {
 	{ PR_UUID_ITEM_MISSING, repair_uuid_missing, true },
 	{ PR_EXTENT_ITEM_INVALID, repair_extent_item, false },
 	{ PR_EXTENT_ITEM_MISSING, repair_extent_item_missing, false },
+	{ PR_EXTENT_BACKREF_UNUSED, repair_backref_unused, false },
 	{ PR_BLOCK_GROUP_USED, fix_block_group_used, true },
 	{ PR_FREE_SPACE_ORPHAN, fix_free_space_orphan, true },
 	{ PR_FREE_SPACE_MISMATCH, fix_free_space_group, true },

@@ -13,6 +13,7 @@
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/extent_io.h"
+#include "kernel-shared/extent-tree.h"
 #include "kernel-shared/file-item.h"
 #include "kernel-shared/inode.h"
 #include "kernel-shared/transaction.h"
@@ -297,4 +298,33 @@ int repair_extent_item_missing(struct repair_ctx *r, const struct problem_ctx *p
 	if (!r->trans)
 		return 0;
 	return btrfs_insert_item(r->trans, &fs->extent_root, &key, buf, size);
+}
+
+/*
+ * EXTENT_BACKREF_UNUSED, for keyed data refs: the extent item holds more
+ * references of (root, inode, offset) than file extent items make; the
+ * extra ones are dropped (the extent is freed when no reference is left:
+ * then no file reads it).  Tree block and shared refs are left alone.
+ */
+int repair_backref_unused(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	unsigned long long root, ino, off, stored, found = 0;
+	u64 i;
+	int ret = 0;
+
+	if (!p->detail || strstr(p->detail, " for length "))
+		return -EOPNOTSUPP;
+	if (sscanf(p->detail, "data ref root %llu inode %llu offset %llu count %llu, the trees make it %llu",
+		   &root, &ino, &off, &stored, &found) != 5 &&
+	    sscanf(p->detail, "data ref root %llu inode %llu offset %llu count %llu, no tree makes it",
+		   &root, &ino, &off, &stored) != 4)
+		return -EOPNOTSUPP;
+	if (found >= stored)
+		return -EINVAL;
+	repair_note(r, REPAIR_OP_CHANGE, true, stored, found,
+		    "extent [%llu %llu] data ref root %llu inode %llu offset %llu count",
+		    (unsigned long long)p->bytenr, (unsigned long long)p->len, root, ino, off);
+	for (i = found; r->trans && i < stored && !ret; i++)
+		ret = btrfs_dec_data_ref(r->trans, p->bytenr, p->len, root, ino, off);
+	return ret;
 }

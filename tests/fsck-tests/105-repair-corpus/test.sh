@@ -17,6 +17,7 @@ need_progs python3 xz
 
 # images the repair makes clean today (all three checkers agree)
 REPAIRED="004-no-dir-index__default_case
+038-missing-one-file-extent__default_case
 014-no-extent-info__no_extent
 014-no-extent-info__no_extent_bad_dev
 011-no-inode-item__default_case
