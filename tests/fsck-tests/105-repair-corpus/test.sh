@@ -92,6 +92,7 @@ if [ -n "${GHEE_LONG:-}" ]; then
 	names=$(corpus_names repairable; corpus_names corrupt)
 else
 	names="004-no-dir-index__default_case
+038-missing-one-file-extent__default_case
 014-no-extent-info__no_extent
 064-deprecated-inode-cache__4k_nodesize
 011-no-inode-item__default_case
