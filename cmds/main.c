@@ -4,12 +4,14 @@
 #include <stdio.h>
 #include <string.h>
 #include "commands.h"
+#include "cmds/undo.h"
 
 const char ghee_version_string[] = "ghee v" PACKAGE_VERSION;
 
 static const struct ghee_command commands[] = {
 	{ "mkfs", "create a filesystem", cmd_mkfs },
-	{ "check", "verify a filesystem, read-only", cmd_check },
+	{ "check", "verify a filesystem (read-only), or repair it", cmd_check },
+	{ "undo", "put back what a repair overwrote (check --undo)", cmd_undo },
 	{ "dump-super", "print superblocks", cmd_dump_super },
 	{ "dump-tree", "print tree blocks and items", cmd_dump_tree },
 	{ "dump-free-space", "free space of each block group, fragmentation", cmd_dump_free_space },

@@ -17,6 +17,7 @@
 #include <sys/sysmacros.h>
 #include <linux/loop.h>
 #include "mount-probe.h"
+#include "cmds/commands.h"
 #include "lib/array.h"
 
 struct dev_set {
@@ -316,4 +317,65 @@ int mount_probe(const struct stat *st, struct mount_state *ms)
 out:
 	free(s.devs);
 	return ret;
+}
+
+/* an image file attached to a loop device that another program holds */
+static int check_loop_held(const char *path, const struct stat *st)
+{
+	char loopdev[PATH_MAX];
+	int fd;
+
+	if (mount_probe_backing_loop(st, loopdev, sizeof(loopdev)) < 0)
+		return 0;
+	fd = open(loopdev, O_RDONLY | O_EXCL | O_CLOEXEC);
+	if (fd < 0 && errno == EBUSY) {
+		cmd_error("%s is in use through %s", path, loopdev);
+		return -EBUSY;
+	}
+	if (fd >= 0)
+		close(fd);
+	return 0;
+}
+
+int mount_probe_refuse(const char *path, const struct stat *st)
+{
+	struct mount_state ms;
+	int ret;
+
+	ret = mount_probe(st, &ms);
+	if (ret < 0) {
+		cmd_error("cannot check mount status of %s: %s", path,
+			   strerror(-ret));
+		return ret;
+	}
+	if (ms.mounted) {
+		if (ms.through[0])
+			cmd_error("%s is mounted on %s (through %s)", path,
+				   ms.where, ms.through);
+		else
+			cmd_error("%s is mounted on %s", path, ms.where);
+		return -EBUSY;
+	}
+	if (mount_probe_is_swap(st)) {
+		cmd_error("%s is a swap device", path);
+		return -EBUSY;
+	}
+	if (S_ISREG(st->st_mode))
+		return check_loop_held(path, st);
+	return 0;
+}
+
+/*
+ * For writers that take a path (check --repair, undo): refuse @path when it is mounted, a
+ * swap device, or an image attached to a mounted or held loop device.
+ */
+int device_refuse_in_use(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st)) {
+		cmd_error("cannot access %s: %m", path);
+		return -errno;
+	}
+	return mount_probe_refuse(path, &st);
 }

@@ -37,4 +37,14 @@ bool mount_probe_is_swap(const struct stat *st);
  */
 int mount_probe_backing_loop(const struct stat *st, char *loopdev, size_t len);
 
+/*
+ * 0 when @path (whose stat is @st) may be written: not mounted, not a swap
+ * device, not an image behind a loop device another program holds; else
+ * print why and return -EBUSY (or -errno).
+ */
+int mount_probe_refuse(const char *path, const struct stat *st);
+
+/* mount_probe_refuse() for a path (check --repair, undo) */
+int device_refuse_in_use(const char *path);
+
 #endif

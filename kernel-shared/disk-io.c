@@ -429,6 +429,14 @@ static int open_one_device(struct btrfs_fs_info *fs_info, const char *path,
 		return -E2BIG;
 	}
 	fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+	/*
+	 * A writer holds block devices exclusively: the kernel then refuses
+	 * to mount them (and refused the open if they were mounted).
+	 */
+	if (fd >= 0 && writable && !fstat(fd, &st) && S_ISBLK(st.st_mode)) {
+		close(fd);
+		fd = open(path, O_RDWR | O_EXCL | O_CLOEXEC);
+	}
 	if (fd < 0) {
 		ret = -errno;
 		btrfs_err(&fs_info->reporter, "cannot open %s: %s", path, strerror(errno));

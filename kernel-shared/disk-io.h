@@ -58,6 +58,12 @@ struct btrfs_fs_info {
 
 	struct btrfs_reporter reporter;
 	bool readonly;
+	/*
+	 * Repair: a btrfs-image restore (METADUMP_V2) may be written; its
+	 * metadata is whole, only file data is missing.  Set before
+	 * btrfs_enable_writes().
+	 */
+	bool write_metadump;
 	/* counters for callers that summarize what went wrong */
 	u64 read_errors;
 	u64 csum_errors;

@@ -442,7 +442,7 @@ static int check_writable(struct btrfs_fs_info *fs_info)
 		return -EUCLEAN;
 	}
 	if (btrfs_super_flags(sb) & (BTRFS_SUPER_FLAG_SEEDING | BTRFS_SUPER_FLAG_METADUMP |
-				     BTRFS_SUPER_FLAG_METADUMP_V2 |
+				     (fs_info->write_metadump ? 0 : BTRFS_SUPER_FLAG_METADUMP_V2) |
 				     BTRFS_SUPER_FLAG_CHANGING_FSID |
 				     BTRFS_SUPER_FLAG_CHANGING_FSID_V2 |
 				     BTRFS_SUPER_FLAG_CHANGING_BG_TREE |
@@ -712,7 +712,7 @@ int btrfs_commit_transaction(struct btrfs_trans_handle *trans)
 		goto fail;
 	}
 	if (!metadata_pending(fs_info) && extent_io_tree_empty(&ws->dirty) &&
-	    !ws->creating && !ws->finishing) {
+	    !ws->creating && !ws->finishing && !ws->super_dirty) {
 		/* nothing changed: the generation on disk stays */
 		end_transaction(trans);
 		return 0;
@@ -744,7 +744,9 @@ int btrfs_commit_transaction(struct btrfs_trans_handle *trans)
 	if (ret)
 		goto fail;
 	put_dirty_buffers(fs_info, false);
-	btrfs_unpin_extents(fs_info);
+	if (!ws->keep_pinned)
+		btrfs_unpin_extents(fs_info);
+	ws->super_dirty = false;
 	ws->last_committed = trans->transid;
 	fs_info->generation = trans->transid;
 	ws->uuid_tree_changed = false;

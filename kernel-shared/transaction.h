@@ -103,6 +103,22 @@ struct btrfs_write_state {
 	bool fs_trees_changed;
 	bool qgroups_marked;
 
+	/*
+	 * Repair: freed ranges stay pinned across commits, so no block the
+	 * filesystem used when writing began is overwritten before the write
+	 * state is closed; super_dirty makes the next commit write the
+	 * superblock even when no tree changed (a field of it was repaired).
+	 */
+	bool keep_pinned;
+	bool super_dirty;
+	/*
+	 * Called before every device write with the range about to be
+	 * overwritten (an undo file saves it); an error fails the write.
+	 */
+	int (*before_write)(void *data, struct btrfs_device *dev, u64 physical,
+			    u64 len);
+	void *before_write_data;
+
 	/* device I/O accounting and fault injection (write-io.c) */
 	u64 nr_writes;
 	u64 nr_flushes;

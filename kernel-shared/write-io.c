@@ -58,6 +58,13 @@ int btrfs_write_physical(struct btrfs_fs_info *fs_info, struct btrfs_device *dev
 				  (unsigned long long)physical);
 			return -EIO;
 		}
+		if (ws->before_write) {
+			int ret = ws->before_write(ws->before_write_data, dev,
+						   physical, len);
+
+			if (ret)
+				return ret;
+		}
 	}
 	while (len) {
 		ssize_t ret = pwrite(dev->fd, p, len, physical);

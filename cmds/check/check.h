@@ -72,6 +72,14 @@ struct check_options {
 	bool noscan;		/* only the listed devices */
 	bool force;		/* go on when mounted read-only */
 	enum check_format format;
+	/* --repair / -y, -p (preen), --dry-run, --undo ... (repair.h) */
+	bool repair;
+	bool preen;
+	bool dry_run;
+	bool assume_yes;	/* -y / --force: never ask */
+	bool clear_log;
+	int clear_space_cache;	/* 0, or 1 / 2 for v1 / v2 */
+	const char *undo_file;
 	const char *const *devices;
 	int nr_devices;
 };
@@ -92,6 +100,10 @@ struct check_ctx {
 	struct check_shared *shared;
 	FILE *out;		/* findings and the summary */
 	struct check_json *json;	/* non-NULL with --format json */
+	/* every finding is also passed here when set (repair records them) */
+	void (*on_problem)(void *data, const struct check_ctx *ctx,
+			   enum problem_code code, const struct problem_ctx *pctx);
+	void *on_problem_data;
 };
 
 struct check_phase {
@@ -142,6 +154,20 @@ void problem_queue_destroy(struct problem_queue *q);
 /* a note that is not a finding (e.g. "quota disabled, skipping") */
 void check_info(struct check_ctx *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/*
+ * One full check of the devices of @opts, findings and summary to @out
+ * (JSON when @opts asks for it); each finding is also passed to
+ * @on_problem when not NULL.  Returns the exit status (CHECK_EXIT_*).
+ */
+int check_run(const struct check_options *opts, FILE *out,
+	      void (*on_problem)(void *data, const struct check_ctx *ctx,
+				 enum problem_code code,
+				 const struct problem_ctx *pctx),
+	      void *on_problem_data);
+
+/* ghee check --repair / --dry-run / -p / --clear-*: repair.c */
+int check_repair(const struct check_options *opts);
 
 /* catalog lookups */
 const char *problem_code_name(enum problem_code code);

@@ -17,6 +17,7 @@
 #include "cmds/commands.h"
 #include "cmds/device-scan.h"
 #include "cmds/mount-probe.h"
+#include "repair.h"
 #include "kernel-shared/print-tree.h"
 
 
@@ -27,9 +28,20 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: ghee check [options] DEVICE [DEVICE...]\n"
 		"\n"
-		"Verify every structure of a btrfs filesystem, read-only.\n"
+		"Verify every structure of a btrfs filesystem; read-only unless a\n"
+		"repair option is given.\n"
 		"\n"
-		"  --readonly            never write (the default and only mode)\n"
+		"  --readonly            never write (the default)\n"
+		"  --repair              fix every finding that has a repair action\n"
+		"  -y, --yes             --repair, answering yes to every question\n"
+		"  -p, --preen           fix only what is always safe (counters, sizes,\n"
+		"                        free space tree/cache, orphan leftovers)\n"
+		"  --dry-run             with a repair option: print the plan, write nothing\n"
+		"  --undo FILE           save what the repair overwrites to FILE\n"
+		"                        (ghee undo FILE DEVICE puts it back)\n"
+		"  --clear-space-cache v1|v2  drop the v1 space cache / rebuild the\n"
+		"                        free space tree\n"
+		"  --clear-log           drop the log tree (asks unless -y or --force)\n"
 		"  -s, --super N         use superblock mirror N (0, 1 or 2)\n"
 		"  -b, --backup          use the newest valid backup roots\n"
 		"  -r, --tree-root BYTENR  use this tree root block\n"
@@ -37,21 +49,24 @@ static void usage(FILE *out)
 		"  --noscan              use only the listed devices (default: find the\n"
 		"                        other devices of a multi-device filesystem)\n"
 		"  --check-data-csum     read every data block and verify its checksum\n"
-		"  -p, --progress        show progress (default on a terminal)\n"
+		"  --progress            show progress (default on a terminal)\n"
 		"  --no-progress         do not show progress, even on a terminal\n"
 		"  -q, --quiet           print only findings and the summary line\n"
 		"  --format text|json    output format\n"
 		"  --force               check a filesystem that is mounted read-only\n"
-		"                        (a read-write mount is always refused)\n"
+		"                        (a read-write mount is always refused); with a\n"
+		"                        repair option: do not ask (for scripts)\n"
 		"  -h, --help            this help\n"
 		"  -V, --version         print the version\n"
 		"\n"
-		"Exit status: 0 no errors, 4 errors found, 8 could not check,\n"
-		"16 usage error.\n");
+		"Exit status (fsck(8), bits combine): 0 no errors, 1 errors corrected,\n"
+		"4 errors left uncorrected, 8 operational error, 16 usage error,\n"
+		"32 cancelled.\n");
 }
 
 enum { OPT_CHUNK_ROOT = 256, OPT_CSUM, OPT_FORMAT, OPT_READONLY, OPT_NOPROGRESS,
-       OPT_NOSCAN, OPT_FORCE };
+       OPT_NOSCAN, OPT_REPAIR, OPT_DRY_RUN, OPT_UNDO, OPT_CLEAR_CACHE,
+       OPT_CLEAR_LOG, OPT_FORCE, OPT_PROGRESS };
 
 static int parse_u64(const char *s, u64 *v)
 {
@@ -71,26 +86,70 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 		{ "tree-root", required_argument, NULL, 'r' },
 		{ "chunk-root", required_argument, NULL, OPT_CHUNK_ROOT },
 		{ "check-data-csum", no_argument, NULL, OPT_CSUM },
-		{ "progress", no_argument, NULL, 'p' },
+		{ "progress", no_argument, NULL, OPT_PROGRESS },
+		{ "repair", no_argument, NULL, OPT_REPAIR },
+		{ "yes", no_argument, NULL, 'y' },
+		{ "preen", no_argument, NULL, 'p' },
+		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+		{ "undo", required_argument, NULL, OPT_UNDO },
+		{ "clear-space-cache", required_argument, NULL, OPT_CLEAR_CACHE },
+		{ "clear-log", no_argument, NULL, OPT_CLEAR_LOG },
+		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "no-progress", no_argument, NULL, OPT_NOPROGRESS },
 		{ "noscan", no_argument, NULL, OPT_NOSCAN },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, progress = -1;
+	bool readonly = false;
 	u64 v;
 
 	memset(o, 0, sizeof(*o));
 	o->super_mirror = -1;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:br:pqhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:br:pyqhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_READONLY:
+			readonly = true;
+			break;
+		case OPT_REPAIR:
+			o->repair = true;
+			break;
+		case 'y':
+			o->repair = true;
+			o->assume_yes = true;
+			break;
+		case 'p':
+			o->preen = true;
+			break;
+		case OPT_DRY_RUN:
+			o->dry_run = true;
+			break;
+		case OPT_UNDO:
+			o->undo_file = optarg;
+			break;
+		case OPT_CLEAR_CACHE:
+			if (!strcmp(optarg, "v1")) {
+				o->clear_space_cache = 1;
+			} else if (!strcmp(optarg, "v2")) {
+				o->clear_space_cache = 2;
+			} else {
+				fprintf(stderr, "ghee check: invalid --clear-space-cache '%s', expect v1 or v2\n",
+					optarg);
+				return -EINVAL;
+			}
+			break;
+		case OPT_CLEAR_LOG:
+			o->clear_log = true;
+			break;
+		case OPT_FORCE:
+			/* check a read-only mount; with a repair option: never ask */
+			o->force = true;
+			o->assume_yes = true;
 			break;
 		case 's':
 			if (parse_u64(optarg, &v) || v >= BTRFS_SUPER_MIRROR_MAX) {
@@ -117,7 +176,7 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 		case OPT_CSUM:
 			o->check_data_csum = true;
 			break;
-		case 'p':
+		case OPT_PROGRESS:
 			progress = 1;
 			break;
 		case OPT_NOPROGRESS:
@@ -140,9 +199,6 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 				return -EINVAL;
 			}
 			break;
-		case OPT_FORCE:
-			o->force = true;
-			break;
 		case 'h':
 			usage(stdout);
 			exit(CHECK_EXIT_CLEAN);
@@ -163,6 +219,8 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 		cmd_error("-b and -r cannot be used together");
 		return -EINVAL;
 	}
+	if (check_repair_options_invalid(o, readonly))
+		return -EINVAL;
 	o->devices = (const char *const *)argv + optind;
 	o->nr_devices = argc - optind;
 	if (progress < 0)
@@ -344,8 +402,11 @@ static int summarize(struct check_ctx *ctx)
 	return code;
 }
 
-/* check the filesystem on the devices of @opts */
-static int check_devices(const struct check_options *opts)
+int check_run(const struct check_options *opts, FILE *out,
+	      void (*on_problem)(void *data, const struct check_ctx *ctx,
+				 enum problem_code code,
+				 const struct problem_ctx *pctx),
+	      void *on_problem_data)
 {
 	struct check_shared shared;
 	struct check_ctx ctx;
@@ -355,11 +416,13 @@ static int check_devices(const struct check_options *opts)
 	check_shared_init(&shared);
 	ctx.opts = opts;
 	ctx.shared = &shared;
-	ctx.out = stdout;
+	ctx.out = out;
 	ctx.phase_index = -1;
 	ctx.progress.enabled = opts->progress;
+	ctx.on_problem = on_problem;
+	ctx.on_problem_data = on_problem_data;
 	if (opts->format == CHECK_FORMAT_JSON)
-		ctx.json = check_json_begin(stdout, opts);
+		ctx.json = check_json_begin(out, opts);
 	ctx.fs_info = open_for_check(&ctx, &err);
 	if (!ctx.fs_info) {
 		const char *why = check_open_error(shared.last_engine_msg,
@@ -455,9 +518,13 @@ int cmd_check(int argc, char **argv)
 		device_list_scan(&devices);
 	opts.devices = devices.paths;
 	opts.nr_devices = devices.nr_paths;
-	code = refuse_if_mounted(&opts);
-	if (!code)
-		code = check_devices(&opts);
+	if (opts.repair || opts.preen || opts.clear_log || opts.clear_space_cache) {
+		code = check_repair(&opts);
+	} else {
+		code = refuse_if_mounted(&opts);
+		if (!code)
+			code = check_run(&opts, stdout, NULL, NULL);
+	}
 	device_list_release(&devices);
 	return code;
 }

@@ -134,6 +134,8 @@ void check_problem(struct check_ctx *ctx, enum problem_code code,
 		ctx->problems_by_phase[ctx->phase_index]++;
 	if (code < PR_COUNT)
 		ctx->problems_by_code[code]++;
+	if (ctx->on_problem)
+		ctx->on_problem(ctx->on_problem_data, ctx, code, pctx);
 	problem_format(code, pctx, msg, sizeof(msg));
 	if (ctx->json) {
 		check_json_problem(ctx->json, ctx, code, pctx, msg);

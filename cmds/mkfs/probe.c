@@ -28,52 +28,6 @@
 #include "mkfs.h"
 #include "cmds/mount-probe.h"
 
-/* an image file attached to a loop device that another program holds */
-static int check_loop_held(const char *path, const struct stat *st)
-{
-	char loopdev[PATH_MAX];
-	int fd;
-
-	if (mount_probe_backing_loop(st, loopdev, sizeof(loopdev)) < 0)
-		return 0;
-	fd = open(loopdev, O_RDONLY | O_EXCL | O_CLOEXEC);
-	if (fd < 0 && errno == EBUSY) {
-		cmd_error("%s is in use through %s", path, loopdev);
-		return -EBUSY;
-	}
-	if (fd >= 0)
-		close(fd);
-	return 0;
-}
-
-static int check_not_in_use(const char *path, const struct stat *st)
-{
-	struct mount_state ms;
-	int ret;
-
-	ret = mount_probe(st, &ms);
-	if (ret < 0) {
-		cmd_error("cannot check mount status of %s: %s", path,
-			   strerror(-ret));
-		return ret;
-	}
-	if (ms.mounted) {
-		if (ms.through[0])
-			cmd_error("%s is mounted on %s (through %s)", path,
-				   ms.where, ms.through);
-		else
-			cmd_error("%s is mounted on %s", path, ms.where);
-		return -EBUSY;
-	}
-	if (mount_probe_is_swap(st)) {
-		cmd_error("%s is a swap device", path);
-		return -EBUSY;
-	}
-	if (S_ISREG(st->st_mode))
-		return check_loop_held(path, st);
-	return 0;
-}
-
 /*
  * libblkid: anything recognisable (filesystem, RAID member, partition
  * table) is refused without -f.  Returns 1 when something was found.
@@ -196,7 +150,7 @@ static int open_existing(const struct mkfs_params *p, struct mkfs_device *d,
 			   d->path);
 		return -EINVAL;
 	}
-	ret = check_not_in_use(d->path, st);
+	ret = mount_probe_refuse(d->path, st);
 	if (ret)
 		return ret;
 	d->is_blockdev = S_ISBLK(st->st_mode);

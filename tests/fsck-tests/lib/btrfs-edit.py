@@ -32,6 +32,9 @@ header checksum, so the damage reaches the checks behind the checksum.
   btrfs-edit.py IMG set-super FIELD_OFF WIDTH VALUE
         write it into every superblock copy the image holds, each with a
         fresh checksum (FIELD_OFF 811 is the start of sys_chunk_array)
+  btrfs-edit.py IMG add-super FIELD_OFF WIDTH DELTA
+        add DELTA to a field of the primary superblock only (its checksum is
+        rewritten); e.g. total_bytes 112, bytes_used 120, num_devices 136
 
 TREE is a tree id (1 root, 2 extent, 5 fs, 10 free space, ...).  Exit 0 on
 success, 1 when the item is not found or the image is not supported.
@@ -239,6 +242,15 @@ def main(argv):
             struct.pack_into('<I', sb, 0, crc32c(bytes(sb[32:])))
             img.f.seek(where)
             img.f.write(sb)
+    elif cmd == 'add-super':
+        foff, width, delta = args[:3]
+        fmt = {1: '<B', 2: '<H', 4: '<I', 8: '<Q'}[width]
+        sb = bytearray(img.sb)
+        value = struct.unpack_from(fmt, sb, foff)[0] + delta
+        struct.pack_into(fmt, sb, foff, value % (1 << (8 * width)))
+        struct.pack_into('<I', sb, 0, crc32c(bytes(sb[32:4096])))
+        img.f.seek(SUPER_OFF)
+        img.f.write(sb)
         img.f.flush()
     elif cmd == 'break-csum':
         blk = args[0]

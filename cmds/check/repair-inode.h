@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Repair actions of phase 7's inode item findings (repair-inode.c). */
+#ifndef GHEE_CHECK_REPAIR_INODE_H
+#define GHEE_CHECK_REPAIR_INODE_H
+
+#include "repair.h"
+
+int repair_inode_nlink(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_inode_nbytes(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_dir_isize(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_inode_item_missing(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_inode_mode(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_inode_flags(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_inode_generation(struct repair_ctx *r, const struct problem_ctx *p);
+
+/* repair-dir.c */
+int repair_dir_index_missing(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_dir_item_missing(struct repair_ctx *r, const struct problem_ctx *p);
+/* the size a directory's entries give it (each name counted per copy) */
+int repair_count_dir_size(struct repair_ctx *r, struct btrfs_root *root, u64 dir,
+			  u64 *size);
+
+/* repair-items.c */
+int repair_root_item(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_extent_item(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_extent_item_missing(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_backref_unused(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_file_extent_hole(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_dir_item_hash(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_super_field(struct repair_ctx *r, const struct problem_ctx *p);
+
+/* repair-roots.c */
+int repair_uuid_stale(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_uuid_missing(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_inode_no_orphan(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_orphan_item(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_inode_cache(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_qgroup_counts(struct repair_ctx *r, const struct problem_ctx *p);
+
+/* repair-csum.c */
+int repair_csum_no_extent(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_csum_missing(struct repair_ctx *r, const struct problem_ctx *p);
+
+#endif

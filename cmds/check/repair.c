@@ -1,0 +1,922 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ghee check --repair, -y, -p, --dry-run: check, then fix.
+ *
+ * The first check records every finding.  The repair then opens the
+ * filesystem for writing once, and, phase by phase in check order, runs
+ * the action of each finding of the earliest phase that has one in one
+ * transaction, commits it, and checks the whole filesystem again: later
+ * phases are judged on what the earlier fixes left, and a fix that did
+ * not hold is seen at once.  The write state keeps every freed block
+ * pinned until it is closed, so no block the filesystem used when the
+ * repair began is overwritten: each commit (superblocks last) leaves
+ * either the previous state or the next one.  The last check is a full
+ * one and decides the exit status; success is never reported while a
+ * finding remains.
+ *
+ * --dry-run runs the same actions without a transaction: the plan.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "repair.h"
+#include "array.h"
+#include "json-writer.h"
+#include "cmds/mount-probe.h"
+#include "cmds/undo.h"
+#include "kernel-shared/ctree.h"
+#include "kernel-shared/transaction.h"
+
+/* a repair that needs more passes than this does not converge */
+#define REPAIR_MAX_PASSES	12
+
+bool check_repair_options_invalid(const struct check_options *o, bool readonly)
+{
+	bool writes = o->repair || o->preen || o->clear_log || o->clear_space_cache;
+
+	if (readonly && writes) {
+		fprintf(stderr, "ghee check: --readonly cannot be combined with a repair option\n");
+		return true;
+	}
+	if ((o->dry_run || o->undo_file) && !writes) {
+		fprintf(stderr, "ghee check: %s needs --repair, -y, -p or a --clear option\n",
+			o->dry_run ? "--dry-run" : "--undo");
+		return true;
+	}
+	if (o->dry_run && o->undo_file) {
+		fprintf(stderr, "ghee check: --dry-run writes nothing, --undo has nothing to save\n");
+		return true;
+	}
+	if (writes && (o->super_mirror >= 0 || o->use_backup_roots ||
+		       o->tree_root || o->chunk_root)) {
+		fprintf(stderr, "ghee check: repairing from another superblock or root (-s, -b, -r, --chunk-root) is not supported\n");
+		return true;
+	}
+	if (writes && o->check_data_csum) {
+		fprintf(stderr, "ghee check: --check-data-csum is read-only; run it without repair options\n");
+		return true;
+	}
+	return false;
+}
+
+/* ---- findings ---- */
+
+static void repair_list_release(struct repair_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->nr; i++) {
+		free((char *)l->v[i].pctx.name);
+		free((char *)l->v[i].pctx.detail);
+		free(l->v[i].message);
+		free(l->v[i].changes);
+	}
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+struct record_state {
+	struct repair_list *list;
+	int error;
+};
+
+static void record_finding(void *data, const struct check_ctx *ctx,
+			   enum problem_code code, const struct problem_ctx *pctx)
+{
+	struct record_state *rs = data;
+	struct repair_list *l = rs->list;
+	struct repair_item *it;
+	char msg[1024];
+
+	if (ARRAY_RESERVE(l->v, l->alloc, l->nr + 1, 16)) {
+		rs->error = -ENOMEM;
+		return;
+	}
+	it = &l->v[l->nr];
+	memset(it, 0, sizeof(*it));
+	it->code = code;
+	it->phase = ctx->phase_index;
+	it->pctx = *pctx;
+	it->pctx.name = pctx->name ? strdup(pctx->name) : NULL;
+	it->pctx.detail = pctx->detail ? strdup(pctx->detail) : NULL;
+	problem_format(code, pctx, msg, sizeof(msg));
+	it->message = strdup(msg);
+	if ((pctx->name && !it->pctx.name) || (pctx->detail && !it->pctx.detail) ||
+	    !it->message) {
+		free((char *)it->pctx.name);
+		free((char *)it->pctx.detail);
+		free(it->message);
+		rs->error = -ENOMEM;
+		return;
+	}
+	l->nr++;
+}
+
+/*
+ * One check of the filesystem; findings into @list.  @loud: the normal
+ * output on stdout (the first check in text format), else nothing.
+ */
+static int run_check(const struct check_options *opts, bool loud,
+		     struct repair_list *list)
+{
+	struct check_options o = *opts;
+	struct record_state rs = { list, 0 };
+	FILE *out = stdout;
+	int code;
+
+	repair_list_release(list);
+	o.format = CHECK_FORMAT_TEXT;
+	if (!loud) {
+		o.quiet = true;
+		o.progress = false;
+		out = fopen("/dev/null", "w");
+		if (!out)
+			return CHECK_EXIT_CANNOT;
+	}
+	code = check_run(&o, out, record_finding, &rs);
+	if (out != stdout)
+		fclose(out);
+	else
+		fflush(stdout);
+	if (rs.error)
+		return CHECK_EXIT_CANNOT;
+	return code;
+}
+
+/* ---- helpers for the actions ---- */
+
+void repair_note(struct repair_ctx *r, enum repair_op op, bool has_values,
+		 u64 old_value, u64 new_value, const char *fmt, ...)
+{
+	struct repair_item *it = r->cur;
+	struct repair_change *c;
+	va_list ap;
+
+	if (!it || ARRAY_RESERVE(it->changes, it->alloc_changes,
+				 it->nr_changes + 1, 4))
+		return;
+	c = &it->changes[it->nr_changes++];
+	memset(c, 0, sizeof(*c));
+	c->op = op;
+	c->has_values = has_values;
+	c->old_value = old_value;
+	c->new_value = new_value;
+	va_start(ap, fmt);
+	vsnprintf(c->what, sizeof(c->what), fmt, ap);
+	va_end(ap);
+}
+
+void repair_key_str(const struct btrfs_key *key, char *buf, size_t len)
+{
+	check_format_key(key, buf, len);
+}
+
+static struct btrfs_root *fixed_root(struct btrfs_fs_info *fs, u64 objectid)
+{
+	switch (objectid) {
+	case BTRFS_ROOT_TREE_OBJECTID:
+		return &fs->tree_root;
+	case BTRFS_EXTENT_TREE_OBJECTID:
+		return &fs->extent_root;
+	case BTRFS_CHUNK_TREE_OBJECTID:
+		return &fs->chunk_root;
+	case BTRFS_DEV_TREE_OBJECTID:
+		return &fs->dev_root;
+	case BTRFS_FS_TREE_OBJECTID:
+		return &fs->fs_root;
+	case BTRFS_CSUM_TREE_OBJECTID:
+		return &fs->csum_root;
+	case BTRFS_UUID_TREE_OBJECTID:
+		return &fs->uuid_root;
+	case BTRFS_QUOTA_TREE_OBJECTID:
+		return &fs->quota_root;
+	case BTRFS_FREE_SPACE_TREE_OBJECTID:
+		return &fs->free_space_root;
+	case BTRFS_BLOCK_GROUP_TREE_OBJECTID:
+		return &fs->block_group_root;
+	}
+	return NULL;
+}
+
+struct btrfs_root *repair_get_root(struct repair_ctx *r, u64 objectid)
+{
+	struct btrfs_root *root;
+	size_t i;
+
+	if (r->trans) {
+		root = btrfs_get_root(r->fs_info, objectid);
+		if (root)
+			return root->node ? root : NULL;
+	}
+	root = fixed_root(r->fs_info, objectid);
+	if (root)
+		return root->node ? root : NULL;
+	for (i = 0; i < r->nr_roots; i++) {
+		if (r->roots[i]->root_key.objectid == objectid)
+			return r->roots[i];
+	}
+	root = calloc(1, sizeof(*root));
+	if (!root)
+		return NULL;
+	if (btrfs_read_root(r->fs_info, objectid, root) || !root->node) {
+		btrfs_release_root(root);
+		free(root);
+		return NULL;
+	}
+	if (r->trans) {
+		/* the write state owns it from now on */
+		if (btrfs_track_root(r->fs_info, root)) {
+			btrfs_release_root(root);
+			free(root);
+			return NULL;
+		}
+		return root;
+	}
+	if (ARRAY_RESERVE(r->roots, r->alloc_roots, r->nr_roots + 1, 4)) {
+		btrfs_release_root(root);
+		free(root);
+		return NULL;
+	}
+	r->roots[r->nr_roots++] = root;
+	return root;
+}
+
+static void release_plan_roots(struct repair_ctx *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_roots; i++) {
+		btrfs_release_root(r->roots[i]);
+		free(r->roots[i]);
+	}
+	free(r->roots);
+	r->roots = NULL;
+	r->nr_roots = r->alloc_roots = 0;
+}
+
+int repair_search(struct repair_ctx *r, struct btrfs_root *root,
+		  const struct btrfs_key *key, struct btrfs_path *path)
+{
+	return btrfs_search_slot(r->trans, root, key, path, 0, r->trans ? 1 : 0);
+}
+
+/* ---- the repair session ---- */
+
+struct repair_session {
+	const struct check_options *opts;
+	struct repair_list found;	/* the first check's findings */
+	struct repair_list now;		/* the latest check's findings */
+	struct repair_list done;	/* every finding an action ran for */
+	u64 fixed_by_code[PR_COUNT];
+	u64 failed_by_code[PR_COUNT];
+	int passes;
+	bool wrote;
+	bool write_failed;
+	struct btrfs_fs_info *fs_info;	/* writable, while repairing */
+	struct undo_writer *undo;
+	FILE *out;			/* text report; NULL with JSON */
+};
+
+static const char *status_name(enum repair_status s)
+{
+	switch (s) {
+	case REPAIR_NO_ACTION:
+		return "no-action";
+	case REPAIR_PLANNED:
+		return "planned";
+	case REPAIR_FIXED:
+		return "fixed";
+	case REPAIR_FAILED:
+		return "failed";
+	case REPAIR_NOT_PREEN:
+		return "needs-full-repair";
+	}
+	return "?";
+}
+
+static const char *op_name(enum repair_op op)
+{
+	switch (op) {
+	case REPAIR_OP_CHANGE:
+		return "change";
+	case REPAIR_OP_INSERT:
+		return "insert";
+	case REPAIR_OP_DELETE:
+		return "delete";
+	case REPAIR_OP_REBUILD:
+		return "rebuild";
+	}
+	return "?";
+}
+
+/* the text line of one change: the same for the plan and the repair */
+static void print_change(FILE *out, const struct repair_change *c)
+{
+	if (c->has_values)
+		fprintf(out, "    %s %s: %llu -> %llu\n", op_name(c->op), c->what,
+			(unsigned long long)c->old_value,
+			(unsigned long long)c->new_value);
+	else
+		fprintf(out, "    %s %s\n", op_name(c->op), c->what);
+}
+
+static void print_item(FILE *out, const struct repair_item *it)
+{
+	size_t i;
+
+	switch (it->status) {
+	case REPAIR_PLANNED:
+		fprintf(out, "  would fix [%s] %s\n", problem_code_name(it->code),
+			it->message);
+		break;
+	case REPAIR_FIXED:
+		fprintf(out, "  fixed [%s] %s\n", problem_code_name(it->code),
+			it->message);
+		break;
+	case REPAIR_FAILED:
+		fprintf(out, "  could not fix [%s] %s: %s\n",
+			problem_code_name(it->code), it->message,
+			strerror(-it->error));
+		break;
+	default:
+		return;
+	}
+	for (i = 0; i < it->nr_changes; i++)
+		print_change(out, &it->changes[i]);
+}
+
+/* append a copy of @it (strings and changes too) to @to */
+static int keep_item(struct repair_list *to, const struct repair_item *it)
+{
+	struct repair_item *c;
+
+	if (ARRAY_RESERVE(to->v, to->alloc, to->nr + 1, 16))
+		return -ENOMEM;
+	c = &to->v[to->nr];
+	*c = *it;
+	c->pctx.name = it->pctx.name ? strdup(it->pctx.name) : NULL;
+	c->pctx.detail = it->pctx.detail ? strdup(it->pctx.detail) : NULL;
+	c->message = strdup(it->message);
+	c->changes = NULL;
+	c->alloc_changes = 0;
+	if (it->nr_changes) {
+		c->changes = malloc(it->nr_changes * sizeof(*c->changes));
+		if (c->changes)
+			memcpy(c->changes, it->changes, it->nr_changes * sizeof(*c->changes));
+		c->alloc_changes = it->nr_changes;
+	}
+	if ((it->pctx.name && !c->pctx.name) || (it->pctx.detail && !c->pctx.detail) ||
+	    !c->message || (it->nr_changes && !c->changes)) {
+		free((char *)c->pctx.name);
+		free((char *)c->pctx.detail);
+		free(c->message);
+		free(c->changes);
+		return -ENOMEM;
+	}
+	to->nr++;
+	return 0;
+}
+
+/*
+ * Run the action of every finding of @l in @phase (every phase when -1);
+ * planned or applied depending on r->trans.  Returns how many ran.
+ */
+static int run_actions(struct repair_session *s, struct repair_ctx *r,
+		       struct repair_list *l, int phase)
+{
+	int ran = 0, rank;
+	size_t i;
+
+	for (rank = 0; rank < repair_nr_actions(); rank++) {
+		for (i = 0; i < l->nr; i++) {
+			struct repair_item *it = &l->v[i];
+			repair_fn fn = repair_action(it->code);
+			int ret;
+
+			if (repair_action_rank(it->code) != rank)
+				continue;
+			if (phase >= 0 && it->phase != phase)
+				continue;
+			if (!fn || !problem_repairable(it->code))
+				continue;
+			r->cur = it;
+			ret = fn(r, &it->pctx);
+			ran++;
+			if (ret > 0) {
+				/* the item is right already, after earlier fixes */
+				repair_note(r, REPAIR_OP_CHANGE, false, 0, 0,
+					    "nothing: right after the fixes before it");
+				ret = 0;
+			}
+			if (ret) {
+				it->status = REPAIR_FAILED;
+				it->error = ret < 0 ? ret : -EIO;
+				s->failed_by_code[it->code]++;
+			} else {
+				it->status = r->trans ? REPAIR_FIXED : REPAIR_PLANNED;
+				if (r->trans)
+					s->fixed_by_code[it->code]++;
+			}
+			r->cur = NULL;
+			if (s->out)
+				print_item(s->out, it);
+		}
+	}
+	return ran;
+}
+
+/* the earliest phase with a finding that has an action, -1 if none */
+static int next_phase(const struct repair_list *l, const bool *given_up)
+{
+	int best = -1;
+	size_t i;
+
+	for (i = 0; i < l->nr; i++) {
+		const struct repair_item *it = &l->v[i];
+
+		if (!repair_action(it->code) || !problem_repairable(it->code))
+			continue;
+		if (it->phase < 0 || it->phase >= check_nr_phases || given_up[it->phase])
+			continue;
+		if (best < 0 || it->phase < best)
+			best = it->phase;
+	}
+	return best;
+}
+
+/* -p: true when every finding of @l is of a class preen fixes */
+static bool preen_covers(struct repair_list *l)
+{
+	bool ok = true;
+	size_t i;
+
+	for (i = 0; i < l->nr; i++) {
+		if (repair_preen_safe(l->v[i].code) && repair_action(l->v[i].code))
+			continue;
+		l->v[i].status = REPAIR_NOT_PREEN;
+		ok = false;
+	}
+	return ok;
+}
+
+/* engine messages while writing: errors and warnings to stderr */
+static void repair_engine_report(void *data, enum btrfs_report_level level,
+				 const char *msg)
+{
+	(void)data;
+	if (level == BTRFS_REPORT_INFO)
+		return;
+	fprintf(stderr, "%s: %s\n", level == BTRFS_REPORT_ERROR ? "ERROR" : "WARNING",
+		msg);
+}
+
+static int open_writable(struct repair_session *s)
+{
+	const struct check_options *o = s->opts;
+	struct open_ctree_args args = {
+		.paths = o->devices,
+		.nr_paths = o->nr_devices,
+		.backup_root = -1,
+		.flags = OPEN_CTREE_WRITES,
+		.reporter = { repair_engine_report, NULL },
+	};
+	struct btrfs_fs_info *fs;
+	int i, err = 0;
+
+	for (i = 0; i < o->nr_devices; i++) {
+		if (device_refuse_in_use(o->devices[i]))
+			return -EBUSY;
+	}
+	fs = open_ctree(&args, &err);
+	if (!fs) {
+		fprintf(stderr, "ERROR: cannot open for writing: %s\n", strerror(-err));
+		return err;
+	}
+	if (!o->clear_log && btrfs_super_log_root(&fs->super_copy)) {
+		fprintf(stderr, "ERROR: the filesystem has a log tree (fsync'ed changes not yet replayed): mount it once to replay them, or add --clear-log to drop them\n");
+		close_ctree(fs);
+		return -EUCLEAN;
+	}
+	if (o->clear_log && btrfs_super_log_root(&fs->super_copy)) {
+		/* the next commit writes the superblock without the log */
+		btrfs_set_super_log_root(&fs->super_copy, 0);
+		btrfs_set_super_log_root_level(&fs->super_copy, 0);
+	}
+	fs->write_metadump = true;
+	err = btrfs_enable_writes(fs);
+	if (err) {
+		fprintf(stderr, "ERROR: cannot repair this filesystem: %s\n",
+			strerror(-err));
+		close_ctree(fs);
+		return err;
+	}
+	fs->write->keep_pinned = true;
+	if (o->clear_log)
+		fs->write->super_dirty = true;
+	if (o->undo_file) {
+		err = undo_writer_open(&s->undo, o->undo_file, fs);
+		if (err) {
+			fprintf(stderr, "ERROR: cannot create undo file %s: %s\n",
+				o->undo_file, strerror(-err));
+			close_ctree(fs);
+			return err;
+		}
+	}
+	s->fs_info = fs;
+	return 0;
+}
+
+/* did an action of @phase change something (not only fail or find it done)? */
+static bool pass_changed(const struct repair_list *l, int phase)
+{
+	size_t i, j;
+
+	for (i = 0; i < l->nr; i++) {
+		const struct repair_item *it = &l->v[i];
+
+		if (it->phase != phase || it->status != REPAIR_FIXED)
+			continue;
+		for (j = 0; j < it->nr_changes; j++) {
+			if (it->changes[j].op != REPAIR_OP_CHANGE ||
+			    it->changes[j].has_values)
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Apply the actions of @phase (-1: the global rebuild options only) and
+ * commit; 1 when nothing needed writing (nothing committed).
+ */
+static int repair_pass(struct repair_session *s, int phase)
+{
+	struct repair_ctx r = { .fs_info = s->fs_info, .opts = s->opts, .out = s->out };
+	bool changed;
+	u64 transid;
+	int ret;
+
+	ret = btrfs_start_transaction(s->fs_info, &r.trans);
+	if (ret)
+		return ret;
+	transid = r.trans->transid;
+	if (s->out && phase >= 0)
+		fprintf(s->out, "repairing: %s\n", check_phases[phase].title);
+	if (phase >= 0)
+		run_actions(s, &r, &s->now, phase);
+	else
+		repair_global_options(&r);
+	changed = phase < 0 || pass_changed(&s->now, phase);
+	ret = btrfs_commit_transaction(r.trans);
+	s->passes++;
+	if (ret) {
+		s->write_failed = true;
+		if (s->out)
+			fprintf(s->out, "ERROR: commit of transaction %llu failed: %s\n",
+				(unsigned long long)transid, strerror(-ret));
+		return ret;
+	}
+	if (!changed)
+		return 1;	/* every action failed or found nothing to do */
+	s->wrote = true;
+	if (s->out)
+		fprintf(s->out, "committed transaction %llu\n",
+			(unsigned long long)transid);
+	return 0;
+}
+
+/* move the findings of @phase that an action ran for to s->done */
+static int keep_done(struct repair_session *s, int phase)
+{
+	size_t i;
+
+	for (i = 0; i < s->now.nr; i++) {
+		struct repair_item *it = &s->now.v[i];
+
+		if (it->phase == phase && it->status != REPAIR_NO_ACTION &&
+		    keep_item(&s->done, it))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int repair_loop(struct repair_session *s)
+{
+	bool given_up[16] = { false };
+	int attempts[16] = { 0 };
+	int ret, code, phase;
+
+	if (s->opts->clear_log || s->opts->clear_space_cache) {
+		ret = repair_pass(s, -1);
+		if (ret)
+			return ret;
+		code = run_check(s->opts, false, &s->now);
+		if (code & CHECK_EXIT_CANNOT)
+			return -EIO;
+	}
+	while (s->passes < REPAIR_MAX_PASSES) {
+		phase = next_phase(&s->now, given_up);
+		if (phase < 0)
+			break;
+		/* a phase whose fixes do not hold is not retried forever */
+		if (++attempts[phase] > 2) {
+			given_up[phase] = true;
+			continue;
+		}
+		ret = repair_pass(s, phase);
+		if (ret < 0)
+			return ret;
+		if (keep_done(s, phase))
+			return -ENOMEM;
+		if (ret > 0) {
+			/* nothing this phase can do; the findings stay */
+			given_up[phase] = true;
+			continue;
+		}
+		code = run_check(s->opts, false, &s->now);
+		if (code & CHECK_EXIT_CANNOT)
+			return -EIO;
+	}
+	return 0;
+}
+
+static bool fixed_any(const struct repair_session *s)
+{
+	int c;
+
+	for (c = 0; c < PR_COUNT; c++) {
+		if (s->fixed_by_code[c])
+			return true;
+	}
+	return false;
+}
+
+/* ---- reports ---- */
+
+static void print_summary(struct repair_session *s, bool dry_run)
+{
+	FILE *out = s->out;
+	bool any = false;
+	int c;
+
+	if (dry_run) {
+		size_t i, planned = 0, none = 0;
+
+		for (i = 0; i < s->found.nr; i++) {
+			if (s->found.v[i].status == REPAIR_PLANNED)
+				planned++;
+			else
+				none++;
+		}
+		fprintf(out, "dry run: %zu finding%s would be fixed, %zu %s no repair action; nothing written\n",
+			planned, planned == 1 ? "" : "s", none,
+			none == 1 ? "has" : "have");
+		return;
+	}
+	fprintf(out, "repair summary:\n");
+	for (c = 0; c < PR_COUNT; c++) {
+		if (!s->fixed_by_code[c] && !s->failed_by_code[c])
+			continue;
+		any = true;
+		fprintf(out, "  %-28s %llu fixed", problem_code_name(c),
+			(unsigned long long)s->fixed_by_code[c]);
+		if (s->failed_by_code[c])
+			fprintf(out, ", %llu failed",
+				(unsigned long long)s->failed_by_code[c]);
+		fputc('\n', out);
+	}
+	if (!any)
+		fprintf(out, "  nothing fixed\n");
+}
+
+static void print_remaining(struct repair_session *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->now.nr; i++)
+		fprintf(s->out, "ERROR: [%s] %s%s\n",
+			problem_code_name(s->now.v[i].code), s->now.v[i].message,
+			repair_action(s->now.v[i].code) ? "" : " (no repair action)");
+	if (s->now.nr)
+		fprintf(s->out, "%zu problem%s left after repair\n", s->now.nr,
+			s->now.nr == 1 ? "" : "s");
+	else
+		fprintf(s->out, "no error found after repair\n");
+}
+
+static void json_changes(struct json_writer *w, const struct repair_item *it)
+{
+	size_t i;
+
+	json_kv_array_begin(w, "changes");
+	for (i = 0; i < it->nr_changes; i++) {
+		const struct repair_change *c = &it->changes[i];
+
+		json_object_begin(w);
+		json_kv_string(w, "op", op_name(c->op));
+		json_kv_string(w, "what", c->what);
+		if (c->has_values) {
+			json_kv_u64(w, "old", c->old_value);
+			json_kv_u64(w, "new", c->new_value);
+		}
+		json_object_end(w);
+	}
+	json_array_end(w);
+}
+
+static void json_item(struct json_writer *w, const struct repair_item *it,
+		      bool with_action)
+{
+	json_object_begin(w);
+	json_kv_string(w, "code", problem_code_name(it->code));
+	json_kv_string(w, "phase", it->phase >= 0 && it->phase < check_nr_phases ?
+				   check_phases[it->phase].name : "");
+	json_kv_string(w, "message", it->message);
+	json_kv_bool(w, "repairable", problem_repairable(it->code));
+	json_kv_bool(w, "has_action", repair_action(it->code) != NULL);
+	if (with_action) {
+		json_kv_string(w, "status", status_name(it->status));
+		if (it->status == REPAIR_FAILED)
+			json_kv_string(w, "error", strerror(-it->error));
+		json_changes(w, it);
+	}
+	json_object_end(w);
+}
+
+static void print_json(struct repair_session *s, int exit_code, bool dry_run,
+		       const struct repair_list *remaining)
+{
+	struct json_writer w;
+	size_t i;
+	int c;
+
+	json_writer_init(&w, stdout, 0);
+	json_object_begin(&w);
+	json_kv_string(&w, "mode", dry_run ? "dry-run" :
+				   s->opts->preen && !s->opts->repair ? "preen" : "repair");
+	json_kv_array_begin(&w, "devices");
+	for (i = 0; i < (size_t)s->opts->nr_devices; i++)
+		json_string(&w, s->opts->devices[i]);
+	json_array_end(&w);
+	json_kv_array_begin(&w, "findings");
+	for (i = 0; i < s->found.nr; i++)
+		json_item(&w, &s->found.v[i], dry_run);
+	json_array_end(&w);
+	json_kv_array_begin(&w, "fixes");
+	for (i = 0; i < s->done.nr; i++)
+		json_item(&w, &s->done.v[i], true);
+	json_array_end(&w);
+	json_kv_u64(&w, "transactions", (u64)s->passes);
+	json_kv_object_begin(&w, "fixed");
+	for (c = 0; c < PR_COUNT; c++) {
+		if (s->fixed_by_code[c])
+			json_kv_u64(&w, problem_code_name(c), s->fixed_by_code[c]);
+	}
+	json_object_end(&w);
+	json_kv_array_begin(&w, "remaining");
+	for (i = 0; i < remaining->nr; i++)
+		json_item(&w, &remaining->v[i], remaining == &s->found);
+	json_array_end(&w);
+	json_kv_u64(&w, "exit_code", (u64)exit_code);
+	json_object_end(&w);
+	json_writer_finish(&w);
+	fputc('\n', stdout);
+}
+
+/* ---- the command ---- */
+
+/* --clear-log asks unless -y / --force; false when the user said no */
+static bool confirm_clear_log(const struct check_options *o)
+{
+	char answer[16];
+
+	if (!o->clear_log || o->assume_yes || o->dry_run)
+		return true;
+	if (!isatty(STDIN_FILENO)) {
+		fprintf(stderr, "ghee check: --clear-log drops the changes the log holds; add -y or --force to do it without a terminal\n");
+		return false;
+	}
+	fprintf(stderr, "Drop the log tree? Changes fsync'ed since the last commit are lost. [y/N] ");
+	if (!fgets(answer, sizeof(answer), stdin))
+		return false;
+	return answer[0] == 'y' || answer[0] == 'Y';
+}
+
+static int dry_run(struct repair_session *s)
+{
+	struct check_options o = *s->opts;
+	struct open_ctree_args args = {
+		.paths = o.devices, .nr_paths = o.nr_devices, .backup_root = -1,
+		.flags = OPEN_CTREE_PARTIAL,
+	};
+	struct repair_ctx r = { .opts = s->opts, .out = s->out };
+	int err = 0;
+
+	r.fs_info = open_ctree(&args, &err);
+	if (!r.fs_info) {
+		fprintf(stderr, "ERROR: cannot open: %s\n", strerror(-err));
+		return CHECK_EXIT_CANNOT;
+	}
+	if (s->out)
+		fprintf(s->out, "repair plan (dry run, nothing is written):\n");
+	if (o.clear_log || o.clear_space_cache)
+		repair_global_options(&r);
+	run_actions(s, &r, &s->found, -1);
+	release_plan_roots(&r);
+	close_ctree(r.fs_info);
+	return s->found.nr ? CHECK_EXIT_ERRORS : CHECK_EXIT_CLEAN;
+}
+
+int check_repair(const struct check_options *opts)
+{
+	struct repair_session s = { .opts = opts };
+	bool text = opts->format == CHECK_FORMAT_TEXT;
+	int code, ret;
+	size_t i;
+
+	s.out = text ? stdout : NULL;
+	/* a mounted filesystem is refused before anything, clean or not */
+	for (i = 0; !opts->dry_run && i < (size_t)opts->nr_devices; i++) {
+		if (device_refuse_in_use(opts->devices[i]))
+			return CHECK_EXIT_CANNOT;
+	}
+	code = run_check(opts, text, &s.found);
+	if (code & CHECK_EXIT_CANNOT)
+		goto out;
+	if (!confirm_clear_log(opts)) {
+		code = CHECK_EXIT_CANCELLED | (s.found.nr ? CHECK_EXIT_ERRORS : 0);
+		goto out;
+	}
+	if (opts->dry_run) {
+		code = dry_run(&s);
+		if (text)
+			print_summary(&s, true);
+		else
+			print_json(&s, code, true, &s.found);
+		goto out;
+	}
+	if (opts->preen && !opts->repair && !preen_covers(&s.found)) {
+		if (text)
+			fprintf(stdout, "needs a full repair: %s not fixed by -p (run ghee check --repair)\n",
+				s.found.nr == 1 ? "this finding is" : "some findings are");
+		code = CHECK_EXIT_ERRORS;
+		if (!text)
+			print_json(&s, code, false, &s.found);
+		goto out;
+	}
+	if (!s.found.nr && !opts->clear_log && !opts->clear_space_cache) {
+		/* nothing to fix: nothing is opened for writing */
+		if (!text)
+			print_json(&s, CHECK_EXIT_CLEAN, false, &s.now);
+		code = CHECK_EXIT_CLEAN;
+		goto out;
+	}
+	ret = open_writable(&s);
+	if (ret) {
+		code = CHECK_EXIT_CANNOT | (s.found.nr ? CHECK_EXIT_ERRORS : 0);
+		goto out;
+	}
+	/* the first pass works on a copy of the first check's findings */
+	for (i = 0; i < s.found.nr && !ret; i++)
+		ret = keep_item(&s.now, &s.found.v[i]);
+	if (!ret)
+		ret = repair_loop(&s);
+	if (s.undo) {
+		/* also after a failed commit: whatever was written is saved */
+		int uret = undo_writer_finish(s.undo, s.fs_info);
+
+		if (uret) {
+			fprintf(stderr, "ERROR: cannot complete the undo file: %s\n",
+				strerror(-uret));
+			ret = ret ? ret : uret;
+		}
+	}
+	close_ctree(s.fs_info);
+	/*
+	 * s.now is the check that followed the last commit (or, when no pass
+	 * ran, the first check's findings): what is left on disk.
+	 */
+	if (ret) {
+		code = CHECK_EXIT_CANNOT | CHECK_EXIT_ERRORS;
+	} else {
+		code = s.now.nr ? CHECK_EXIT_ERRORS : CHECK_EXIT_CLEAN;
+		/* "corrected": a finding was fixed (not only a rebuild option) */
+		if (s.wrote && fixed_any(&s))
+			code |= CHECK_EXIT_CORRECTED;
+	}
+	if (text) {
+		print_summary(&s, false);
+		if (!(code & CHECK_EXIT_CANNOT))
+			print_remaining(&s);
+	} else {
+		print_json(&s, code, false, &s.now);
+	}
+out:
+	repair_list_release(&s.found);
+	repair_list_release(&s.now);
+	repair_list_release(&s.done);
+	return code;
+}

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ghee check --repair: the findings of a check, the repair actions that
+ * fix them, and what each action changed.
+ *
+ * One code path plans and repairs: an action reads what it is about to
+ * change through the engine, describes every change (item inserted,
+ * deleted or changed, old and new value) with repair_note(), and applies
+ * it only when a transaction is running (r->trans).  --dry-run runs the
+ * same actions on a read-only open with r->trans NULL.
+ */
+#ifndef GHEE_CHECK_REPAIR_H
+#define GHEE_CHECK_REPAIR_H
+
+#include <stdbool.h>
+#include "check.h"
+
+struct btrfs_trans_handle;
+struct btrfs_path;
+struct btrfs_root;
+
+enum repair_op {
+	REPAIR_OP_CHANGE,	/* a field of an item or of the superblock */
+	REPAIR_OP_INSERT,	/* an item */
+	REPAIR_OP_DELETE,	/* an item */
+	REPAIR_OP_REBUILD,	/* entries recomputed at commit */
+};
+
+struct repair_change {
+	enum repair_op op;
+	bool has_values;
+	u64 old_value;
+	u64 new_value;
+	char what[200];		/* "root 5 (259 INODE_ITEM 0) nlink" */
+};
+
+enum repair_status {
+	REPAIR_NO_ACTION,	/* no repair action for this code (yet) */
+	REPAIR_PLANNED,		/* dry run: would be fixed */
+	REPAIR_FIXED,		/* applied; the commit makes it final */
+	REPAIR_FAILED,		/* the action could not be applied */
+	REPAIR_NOT_PREEN,	/* -p: not a class preen fixes */
+};
+
+/* one finding of a check, with the action taken for it */
+struct repair_item {
+	enum problem_code code;
+	int phase;			/* index in check_phases */
+	struct problem_ctx pctx;	/* name and detail are copies */
+	char *message;
+	enum repair_status status;
+	int error;			/* REPAIR_FAILED: -errno */
+	struct repair_change *changes;
+	size_t nr_changes;
+	size_t alloc_changes;
+};
+
+struct repair_list {
+	struct repair_item *v;
+	size_t nr;
+	size_t alloc;
+};
+
+struct repair_ctx {
+	struct btrfs_fs_info *fs_info;
+	struct btrfs_trans_handle *trans;	/* NULL: plan only */
+	const struct check_options *opts;
+	struct repair_item *cur;		/* the finding being fixed */
+	FILE *out;				/* text report, NULL with JSON */
+	/* dry run: roots read for the plan, released at the end */
+	struct btrfs_root **roots;
+	size_t nr_roots;
+	size_t alloc_roots;
+};
+
+typedef int (*repair_fn)(struct repair_ctx *r, const struct problem_ctx *p);
+
+/* the action for @code, NULL when it has none (repair-actions.c) */
+repair_fn repair_action(enum problem_code code);
+/*
+ * Actions run in table order within a pass (structural fixes before the
+ * counters that depend on them): the rank of @code, -1 without action.
+ */
+int repair_action_rank(enum problem_code code);
+int repair_nr_actions(void);
+/* -p may fix @code: counters, sizes, free space, orphan leftovers */
+bool repair_preen_safe(enum problem_code code);
+
+/* --clear-log, --clear-space-cache: their changes (repair-actions.c) */
+void repair_global_options(struct repair_ctx *r);
+
+/* describe one change of the current finding (applied or planned) */
+void repair_note(struct repair_ctx *r, enum repair_op op, bool has_values,
+		 u64 old_value, u64 new_value, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+
+/*
+ * A tree by id: the fixed trees, or a subvolume read on first use
+ * (tracked by the write state when writing).  NULL if it cannot be read.
+ */
+struct btrfs_root *repair_get_root(struct repair_ctx *r, u64 objectid);
+
+/*
+ * Find @key in @root; with a transaction the path is copied on write so
+ * the item can be changed in place.  0 found, 1 not found, <0 error.
+ */
+int repair_search(struct repair_ctx *r, struct btrfs_root *root,
+		  const struct btrfs_key *key, struct btrfs_path *path);
+
+/* "(257 INODE_ITEM 0)" */
+void repair_key_str(const struct btrfs_key *key, char *buf, size_t len);
+
+/* main.c option checks for the repair options: true when invalid */
+bool check_repair_options_invalid(const struct check_options *o, bool readonly);
+
+#endif

@@ -1,0 +1,176 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# Helpers of the repair tests (fsck-tests 100-199).  Source after
+# tests/common.sh:
+#
+#   PROGS619                 btrfs-progs 6.19's btrfs (may be missing)
+#   repair IMG [OPTS...]     ghee check --repair --format json OPTS IMG: the
+#                            report to $TEST_TMP/repair.json, status to REPAIR_RC;
+#                            fails the test on a crash
+#   expect_repaired IMG [OPTS...]
+#                            repair exits CHECK_CORRECTED, nothing remains, and
+#                            expect_all_clean
+#   expect_all_clean IMG     ghee check exits 0, btrfs check 6.2 exits 0, and
+#                            btrfs check 6.19 (when present) says "no error found"
+#   repair_changes JSON      the changes of a report, "CODE | op what: old -> new"
+#                            per line, sorted (dry run: planned, repair: applied)
+#   expect_change JSON LINE  that line is among the changes
+#   expect_plan_matches IMG  on a copy: the dry run's plan equals what the real
+#                            repair changes for the findings of the first check
+#   expect_second_repair_noop IMG
+#                            a second --repair exits 0 and changes no byte
+
+PROGS619=/work/shared/tools/btrfs-progs-6.19/btrfs
+[ -x "$PROGS619" ] || PROGS619=
+
+repair()
+{
+	local img=$1
+
+	shift
+	"$GHEE" check --repair --format json "$@" "$img" > "$TEST_TMP/repair.json" 2> "$TEST_TMP/repair.err"
+	REPAIR_RC=$?
+	_status_is_crash $REPAIR_RC && { cat "$TEST_TMP/repair.err" >&2; fail "repair crashed (status $REPAIR_RC)"; }
+	python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$TEST_TMP/repair.json" ||
+		{ head -c 2000 "$TEST_TMP/repair.json" >&2; fail "the repair report is not JSON"; }
+	return 0
+}
+
+expect_all_clean()
+{
+	local img=$1 rc
+
+	"$GHEE" check "$img" > "$TEST_TMP/recheck.out" 2>&1
+	rc=$?
+	[ $rc -eq 0 ] || { cat "$TEST_TMP/recheck.out" >&2; fail "ghee check after repair: status $rc"; }
+	if command -v btrfs >/dev/null; then
+		btrfs check --readonly "$img" > "$TEST_TMP/progs.out" 2>&1 ||
+			{ cat "$TEST_TMP/progs.out" >&2; fail "btrfs check 6.2 finds errors after the repair"; }
+	fi
+	if [ -n "$PROGS619" ]; then
+		"$PROGS619" check --readonly "$img" > "$TEST_TMP/progs619.out" 2>&1
+		grep -q "no error found" "$TEST_TMP/progs619.out" ||
+			{ cat "$TEST_TMP/progs619.out" >&2; fail "btrfs check 6.19 finds errors after the repair"; }
+	fi
+	return 0
+}
+
+expect_repaired()
+{
+	local img=$1
+
+	repair "$@"
+	[ "$REPAIR_RC" -eq "$CHECK_CORRECTED" ] ||
+		{ cat "$TEST_TMP/repair.json" "$TEST_TMP/repair.err" >&2; fail "repair: expected status $CHECK_CORRECTED, got $REPAIR_RC"; }
+	python3 - "$TEST_TMP/repair.json" <<'PY' || fail "the report says problems remain"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+sys.exit(1 if doc["remaining"] or doc["exit_code"] != 1 else 0)
+PY
+	expect_all_clean "$img"
+}
+
+repair_changes()
+{
+	python3 - "$1" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+items = doc["findings"] if doc["mode"] == "dry-run" else doc["fixes"]
+out = []
+for it in items:
+    for c in it.get("changes", []):
+        line = "%s | %s %s" % (it["code"], c["op"], c["what"])
+        if "old" in c:
+            line += ": %d -> %d" % (c["old"], c["new"])
+        out.append(line)
+for line in sorted(out):
+    print(line)
+PY
+}
+
+expect_change()
+{
+	repair_changes "$1" > "$TEST_TMP/changes"
+	grep -qxF "$2" "$TEST_TMP/changes" ||
+		{ cat "$TEST_TMP/changes" >&2; fail "missing change: $2"; }
+}
+
+expect_plan_matches()
+{
+	local img=$1 copy=$TEST_TMP/plan-copy.img
+
+	cp --sparse=always "$img" "$copy" || fail "cannot copy $img"
+	"$GHEE" check --repair --dry-run --format json "$copy" > "$TEST_TMP/plan.json" 2> "$TEST_TMP/plan.err"
+	[ $? -eq "$CHECK_ERRORS" ] || { cat "$TEST_TMP/plan.err" >&2; fail "dry run: expected status $CHECK_ERRORS"; }
+	cmp -s "$img" "$copy" || fail "the dry run changed the image"
+	"$GHEE" check --repair --format json "$copy" > "$TEST_TMP/real.json" 2> "$TEST_TMP/real.err"
+	python3 - "$TEST_TMP/plan.json" "$TEST_TMP/real.json" <<'PY' || fail "the plan and the repair differ"
+import json, sys
+plan = json.load(open(sys.argv[1]))
+real = json.load(open(sys.argv[2]))
+def changes(items):
+    d = {}
+    for it in items:
+        d.setdefault((it["code"], it["message"]), []).extend(
+            (c["op"], c["what"], c.get("old"), c.get("new")) for c in it.get("changes", []))
+    return d
+p = changes(f for f in plan["findings"] if f["status"] == "planned")
+r = changes(real["fixes"])
+first = {(f["code"], f["message"]) for f in plan["findings"]}
+bad = 0
+if not p:
+    print("the plan is empty", file=sys.stderr); bad = 1
+for k, v in p.items():
+    if sorted(v) != sorted(r.get(k, [])):
+        print("plan %s: %s\nrepair: %s" % (k, v, r.get(k)), file=sys.stderr); bad = 1
+for k in r:
+    if k in first and k not in p:
+        print("repaired but not planned: %s" % (k,), file=sys.stderr); bad = 1
+sys.exit(bad)
+PY
+}
+
+expect_second_repair_noop()
+{
+	local img=$1 before=$TEST_TMP/before-second.img rc
+
+	cp --sparse=always "$img" "$before" || fail "cannot copy $img"
+	"$GHEE" check --repair "$img" > "$TEST_TMP/second.out" 2>&1
+	rc=$?
+	[ $rc -eq 0 ] || { cat "$TEST_TMP/second.out" >&2; fail "second repair: status $rc"; }
+	cmp -s "$img" "$before" || fail "a second repair changed the image"
+	rm -f "$before"
+}
+
+# same_bytes A B: the two (sparse) images hold the same bytes; fast on big
+# sparse images: only the ranges where either has data are read
+same_bytes()
+{
+	python3 - "$1" "$2" <<'PY'
+import os, sys
+def segments(fd, size):
+    out, pos = [], 0
+    while pos < size:
+        try:
+            start = os.lseek(fd, pos, os.SEEK_DATA)
+        except OSError:
+            break
+        end = os.lseek(fd, start, os.SEEK_HOLE)
+        out.append((start, end))
+        pos = end
+    return out
+fa, fb = os.open(sys.argv[1], os.O_RDONLY), os.open(sys.argv[2], os.O_RDONLY)
+sa, sb = os.fstat(fa).st_size, os.fstat(fb).st_size
+if sa != sb:
+    sys.exit(1)
+for start, end in sorted(segments(fa, sa) + segments(fb, sb)):
+    pos = start
+    while pos < end:
+        n = min(end - pos, 1 << 20)
+        if os.pread(fa, n, pos) != os.pread(fb, n, pos):
+            sys.exit(1)
+        pos += n
+sys.exit(0)
+PY
+}
