@@ -228,7 +228,8 @@ static int parse_options(int argc, char **argv, struct de_opts *o)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "hV", long_options, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":hV", long_options, NULL)) != -1) {
 		switch (c) {
 		case OPT_RANGE:
 			if (!set_mode(o, MODE_RANGE) ||

@@ -160,7 +160,8 @@ static int parse_options(int argc, char **argv, struct dfs_opts *o)
 	int c, f;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "xhV", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":xhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'x':
 			o->extents = true;

@@ -112,7 +112,8 @@ static int parse_options(int argc, char **argv, struct map_opts *o)
 	int c;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:hV", long_options, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:hV", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'o': o->output = optarg; break;
 		case OPT_PHYSICAL: o->physical = true; break;

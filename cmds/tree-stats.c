@@ -379,7 +379,8 @@ int cmd_tree_stats(int argc, char **argv)
 
 	memset(&c, 0, sizeof(c));
 	optind = 1;
-	while ((ch = getopt_long(argc, argv, "bt:hV", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":bt:hV", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'b':
 			c.raw = true;

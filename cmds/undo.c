@@ -476,7 +476,8 @@ static void undo_usage(FILE *out)
 		"\n"
 		"  --force-incomplete  restore from a file whose repair never finished\n"
 		"                      (no trailer): the devices cannot be verified\n"
-		"  -h, --help          this help\n");
+		"  -h, --help          this help\n"
+		"  -V, --version       print the version\n");
 }
 
 int cmd_undo(int argc, char **argv)
@@ -484,6 +485,7 @@ int cmd_undo(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "force-incomplete", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct undo_file f;
@@ -491,7 +493,8 @@ int cmd_undo(int argc, char **argv)
 	int c, i, ret = 0;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'F':
 			incomplete_ok = true;
@@ -499,8 +502,11 @@ int cmd_undo(int argc, char **argv)
 		case 'h':
 			undo_usage(stdout);
 			return GHEE_EXIT_OK;
+		case 'V':
+			printf("%s\n", ghee_version_string);
+			return GHEE_EXIT_OK;
 		default:
-			undo_usage(stderr);
+			cmd_option_error("undo", argv, c);
 			return GHEE_EXIT_USAGE;
 		}
 	}

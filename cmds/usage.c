@@ -415,7 +415,8 @@ int cmd_usage(int argc, char **argv)
 	int c, f, ret;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "bhV", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":bhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 			o.raw = true;
