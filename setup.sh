@@ -22,7 +22,7 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 DEPS=(autoconf automake libtool pkg-config gcc make libblkid-dev uuid-dev
       zlib1g-dev libxxhash-dev libsodium-dev check libzstd-dev liblzo2-dev
       btrfs-progs xz-utils clang libclang-rt-14-dev e2fsprogs attr hyperfine
-      python3 util-linux)
+      python3 util-linux stress-ng fio xfsprogs)
 
 do_deps=1
 do_build=1
