@@ -14,8 +14,12 @@
 #   MODE agree clean|errors
 #   MODE known CLASS...      a disagreement listed in known-disagreements
 #   MODE disagree CLASS...   anything else
-# CLASS is ghee:CODE (ghee reports CODE, btrfs check 6.19 is clean),
-# ghee:cannot-check, or ref:TEXT (6.19 reports TEXT, ghee is clean).
+# CLASS is ghee:CODE (a finding code of ghee), ghee:cannot-check, or
+# ref:TEXT (a line of 6.19, numbers as N, hex as X).  Each side's classes
+# that known-disagreements.sh lists for this filesystem are set aside;
+# the modes disagree when what is left is empty on one side only.  The
+# free space tree entries mkfs.btrfs < 6.16 leaves are reported by both
+# (ghee FREE_SPACE_ORPHAN): they only have to be on both sides or neither.
 #
 # Exit: 0 every mode agrees or disagrees only in a known way, 1 a new
 # disagreement, 2 usage or a checker crashed / timed out, 77 no 6.19.
@@ -94,85 +98,104 @@ crashed()
 	[ "$1" -ge 124 ] || [ "$1" -eq 99 ]
 }
 
-# compare_mode MODE GHEE_OUT REF_OUT GHEE_RC: one verdict line
+# side_classes SIDE OUT RC: the finding classes of one checker, one a
+# line, the free space orphans mkfs.btrfs < 6.16 leaves left out (both
+# checkers report them: agreement, see REF_ORPHAN_RE); "clean" when none
+ghee_classes()
+{
+	local out=$1 rc=$2
+
+	case $rc in
+	0)	echo clean ;;
+	4)	ghee_codes "$out" | grep -v -x FREE_SPACE_ORPHAN | sed 's/^/ghee:/'
+		ghee_codes "$out" | grep -q -x FREE_SPACE_ORPHAN && echo orphans ;;
+	8)	echo ghee:cannot-check ;;
+	*)	echo "ghee:crash-$rc" ;;
+	esac
+}
+
+ref_classes()
+{
+	local out=$1 line
+
+	if grep -q 'no error found$' "$out"; then
+		echo clean
+	elif grep -q 'error(s) found' "$out"; then
+		ref_error_lines "$out" | grep -v -E "$REF_ORPHAN_RE" |
+			while IFS= read -r line; do
+				echo "ref:$(ref_class "$line")"
+			done | sort -u
+		ref_error_lines "$out" | grep -q -E "$REF_ORPHAN_RE" && echo orphans
+	else
+		echo ref:cannot-check
+	fi
+}
+
+# compare_mode MODE GHEE_OUT REF_OUT GHEE_RC: one verdict line.  Each
+# side's classes less the known false alarms of that side must be empty
+# on both sides or on neither (then both found real damage: agreement);
+# the orphans must be on both sides or on neither.
 compare_mode()
 {
-	local mode=$1 gout=$2 rout=$3 grc=$4 gclean rclean classes=() c known=1
-	local g_other r_other
+	local mode=$1 gout=$2 rout=$3 grc=$4 c g=() r=() g_rest=() r_rest=() known=()
+	local g_orph=0 r_orph=0 g_clean=0 r_clean=0
 
-	if [ "$grc" -eq 0 ]; then
-		gclean=1
-	elif [ "$grc" -eq 4 ]; then
-		gclean=0
-	elif [ "$grc" -eq 8 ]; then
-		gclean=cannot
-	else
-		echo "$mode crash ghee exit $grc"
-		return 2
-	fi
-	if grep -q '^no error found' "$rout" || grep -q 'no error found$' "$rout"; then
-		rclean=1
-	elif grep -q 'error(s) found' "$rout"; then
-		rclean=0
-	else
-		rclean=cannot
-	fi
-
-	if [ "$gclean" = cannot ] && [ "$rclean" = cannot ]; then
-		echo "$mode agree cannot-check"
-		return 0
-	fi
-	if [ "$gclean" = "$rclean" ]; then
-		# both report errors: they must not do so only because one side's
-		# finding is the shared mkfs < 6.16 free space orphan and the
-		# other's is something else entirely
-		if [ "$gclean" = 0 ]; then
-			g_other=$(ghee_codes "$gout" | grep -v -x FREE_SPACE_ORPHAN)
-			r_other=$(ref_error_lines "$rout" | grep -v -E "$REF_ORPHAN_RE")
-			if [ -n "$g_other" ] && [ -z "$r_other" ]; then
-				rclean=1
-			elif [ -z "$g_other" ] && [ -n "$r_other" ]; then
-				gclean=1
+	mapfile -t g < <(ghee_classes "$gout" "$grc")
+	mapfile -t r < <(ref_classes "$rout")
+	case " ${g[*]} " in *" ghee:crash-"*)
+		echo "$mode crash ghee exit $grc"; return 2 ;; esac
+	for c in "${g[@]}"; do
+		case $c in
+		clean)	g_clean=1 ;;
+		orphans) g_orph=1 ;;
+		*)	if known_disagreement "$c" "$OUT/tags" "$gout" "$rout"; then
+				known+=("$c")
 			else
-				echo "$mode agree errors"
-				return 0
-			fi
-		else
-			echo "$mode agree clean"
-			return 0
-		fi
-	fi
-
-	if [ "$gclean" = cannot ]; then
-		classes+=("ghee:cannot-check")
-	elif [ "$gclean" = 0 ]; then
-		for c in $(ghee_codes "$gout" | grep -v -x FREE_SPACE_ORPHAN); do
-			classes+=("ghee:$c")
-		done
-		[ ${#classes[@]} -gt 0 ] || classes+=("ghee:no-code")
-	elif [ "$rclean" = cannot ]; then
-		classes+=("ref:cannot-check")
-	else
-		while IFS= read -r c; do
-			classes+=("ref:$(ref_class "$c")")
-		done < <(ref_error_lines "$rout" | grep -v -E "$REF_ORPHAN_RE" | head -n 5)
-		[ ${#classes[@]} -gt 0 ] || classes+=("ref:no-detail")
-	fi
-	for c in "${classes[@]}"; do
-		known_disagreement "$c" "$OUT/tags" "$gout" || known=0
+				g_rest+=("$c")
+			fi ;;
+		esac
 	done
-	if [ $known = 1 ]; then
-		echo "$mode known ${classes[*]}"
+	for c in "${r[@]}"; do
+		case $c in
+		clean)	r_clean=1 ;;
+		orphans) r_orph=1 ;;
+		*)	if known_disagreement "$c" "$OUT/tags" "$gout" "$rout"; then
+				known+=("$c")
+			else
+				r_rest+=("$c")
+			fi ;;
+		esac
+	done
+	# a side that could not check has no say on the orphans
+	case " ${g[*]} ${r[*]} " in
+	*" ghee:cannot-check "*|*" ref:cannot-check "*) g_orph=$r_orph ;;
+	esac
+	if [ $g_orph != $r_orph ]; then
+		[ $g_orph = 1 ] && g_rest+=(ghee:FREE_SPACE_ORPHAN)
+		[ $r_orph = 1 ] && r_rest+=(ref:free-space-orphan)
+	fi
+	if [ ${#g_rest[@]} -gt 0 ] && [ ${#r_rest[@]} -gt 0 ]; then
+		echo "$mode agree errors"
 		return 0
 	fi
-	echo "$mode disagree ${classes[*]}"
-	return 1
+	if [ ${#g_rest[@]} -gt 0 ] || [ ${#r_rest[@]} -gt 0 ]; then
+		echo "$mode disagree ${g_rest[*]}${r_rest[*]}${known[*]:+ (known: ${known[*]})}"
+		return 1
+	fi
+	if [ ${#known[@]} -gt 0 ]; then
+		echo "$mode known ${known[*]}"
+	elif [ $g_clean = 1 ] && [ $r_clean = 1 ]; then
+		echo "$mode agree clean"
+	else
+		echo "$mode agree errors"
+	fi
+	return 0
 }
 
 # ref_class LINE: a 6.19 message with its numbers taken out
 ref_class()
 {
-	echo "$1" | sed -E 's/[0-9]+/N/g; s/ +/_/g' | cut -c1-80
+	echo "$1" | sed -E 's/0x[0-9a-f]+/X/g; s/[0-9]+/N/g; s/ +/_/g' | cut -c1-80
 }
 
 main()

@@ -245,6 +245,7 @@ choose_mkfs()
 	   pick prof_m raid1 raid1 raid1c3 dup raid10 raid6 ;;
 	esac
 	args+=(-d "$prof_d" -m "$prof_m")
+	DATA_PROFILE=$prof_d
 
 	FST=1
 	if chance 25; then
@@ -283,7 +284,9 @@ choose_mkfs()
 		[ $FST = 1 ] || MKFS_ARGS+=(-R ^free-space-tree)
 		recipe "mkfs $which ${MKFS_ARGS[*]} (fallback)"
 		run "$MKFS" -f -q "${MKFS_ARGS[@]}" $(loops_of_devs) || return 1
+		DATA_PROFILE=default
 	fi
+	tag data "$DATA_PROFILE"
 }
 
 choose_mount_opts()
@@ -466,7 +469,7 @@ step_snapshot()
 	pick_dir
 	src=$DIR
 	chance 40 && ro=-r
-	recipe "subvolume snapshot $ro ${src#$MNT} /$name"
+	recipe "subvolume snapshot${ro:+ $ro} ${src#$MNT}/ /$name"
 	run btrfs subvolume snapshot $ro "$src" "$MNT/$name" || return
 	tag snapshot 1
 	SNAPS+=("$name")
