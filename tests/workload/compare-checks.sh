@@ -83,7 +83,7 @@ ref_devices()
 # usual progress and summary lines, i.e. what it found
 ref_error_lines()
 {
-	grep -v -E '^(Opening filesystem to check|Checking filesystem on |UUID: |\[[0-9]/[0-9]\] |found [0-9]+ bytes used, |total (csum|tree|fs tree|extent tree) bytes: |btree space waste bytes: |file data blocks allocated: | referenced [0-9]+|Csum didn.t match|WARNING: (experimental|this option)|NOTE: )' "$1" |
+	grep -v -E '^(ERROR: cannot scan /dev/[a-z0-9]+: |Opening filesystem to check|Checking filesystem on |UUID: |\[[0-9]/[0-9]\] |found [0-9]+ bytes used, |total (csum|tree|fs tree|extent tree) bytes: |btree space waste bytes: |file data blocks allocated: | referenced [0-9]+|Csum didn.t match|WARNING: (experimental|this option)|NOTE: )' "$1" |
 		sed -E 's/^ *referenced [0-9]+//' | grep -v '^$'
 }
 

@@ -326,7 +326,7 @@ choose_mount_opts()
 	chance 10 && opts+=(autodefrag)
 	# the log tree ending copies the images while mounted: no commit
 	# may run meanwhile
-	opts+=(commit=300)
+	[ "$ENDING" = logtree ] && opts+=(commit=300)
 	MOUNT_OPTS=$(IFS=,; echo "${opts[*]}")
 	recipe "mount -o $MOUNT_OPTS"
 }
@@ -489,7 +489,11 @@ step_snapdel()
 	i=$R
 	s=${SNAPS[i]}
 	recipe "subvolume delete /$s + subvolume sync"
-	run btrfs subvolume delete "$MNT/$s" || return
+	if chance 50; then
+		run btrfs subvolume delete -c "$MNT/$s" || return
+	else
+		run btrfs subvolume delete "$MNT/$s" || return
+	fi
 	unset "SNAPS[$i]"
 	SNAPS=("${SNAPS[@]}")
 	# forget the snapshot and everything below it
@@ -611,9 +615,84 @@ step_delete()
 		while read -r f; do mv "$f" "$f.renamed"; done
 }
 
+step_resize()
+{
+	local d
+
+	d=${DEVS[0]}
+	if chance 50; then
+		recipe "filesystem resize 1:-100M"
+		run btrfs filesystem resize 1:-100M "$MNT"
+	else
+		truncate -s +256M "$d"
+		losetup -c "${LOOP_OF[$d]}"
+		recipe "grow $(basename "$d") by 256M, filesystem resize 1:max"
+		run btrfs filesystem resize 1:max "$MNT"
+	fi
+}
+
+step_replace()
+{
+	local f
+
+	[ ${#DEVS[@]} -lt 4 ] || return
+	rnd ${#DEVS[@]}
+	f=${DEVS[R]}
+	new_dev 1024 || return
+	recipe "replace $(basename "$f") with $(basename "$NEWDEV")"
+	if run btrfs replace start -B -f "${LOOP_OF[$f]}" "${LOOP_OF[$NEWDEV]}" "$MNT"; then
+		local keep=() d
+		for d in "${DEVS[@]}"; do
+			if [ "$d" = "$f" ]; then keep+=("$NEWDEV"); else keep+=("$d"); fi
+		done
+		DEVS=("${keep[@]}")
+		tag replace 1
+	fi
+}
+
+step_links()
+{
+	local i n
+
+	pick_dir
+	mkdir -p "$DIR/links"
+	rand_between 2 40
+	n=$R
+	recipe "links: a file with $n hard links, symlinks, xattrs in ${DIR#$MNT}/links"
+	write_file "$DIR/links/target" text 3000
+	for ((i = 0; i < n; i++)); do
+		ln "$DIR/links/target" "$DIR/links/hard-$i-$(printf 'x%.0s' $(seq $((i * 4))))"
+		setfattr -n "user.k$i" -v "value-$i" "$DIR/links/target" 2>/dev/null
+	done
+	ln -s target "$DIR/links/sym"
+	ln -s "$(printf 'long/%.0s' $(seq 300))" "$DIR/links/sym-long"
+	chance 50 && rm -f "$DIR/links/hard-1"*
+}
+
+step_prop()
+{
+	local c
+
+	pick_dir
+	pick c zstd lzo zlib
+	mkdir -p "$DIR/prop-$c" "$DIR/chattr-c"
+	recipe "property compression $c on ${DIR#$MNT}/prop-$c, chattr +c ${DIR#$MNT}/chattr-c"
+	run btrfs property set "$DIR/prop-$c" compression "$c"
+	chattr +c "$DIR/chattr-c" 2>/dev/null
+	write_file "$DIR/prop-$c/t" text 500000
+	write_file "$DIR/chattr-c/t" text 300000
+	write_file "$DIR/chattr-c/small" text 900
+}
+
+step_scrub()
+{
+	recipe "scrub start -B"
+	run btrfs scrub start -B "$MNT"
+}
+
 STEPS=(files files files stress stress stress fio fio reflink subvol snapshot
        snapdel quota quota balance devadd devremove nocow remount defrag
-       delete)
+       delete resize replace links prop scrub)
 
 run_steps()
 {
@@ -705,11 +784,10 @@ end_seed()
 
 main()
 {
-	local e
-
 	XFS_IO=$(command -v xfs_io)
 	QUOTA_ON=0
 	tag seed_nr "$SEED"
+	pick ENDING umount umount umount umount umount logtree logtree metadata_uuid seed
 	choose_mkfs || { recipe "# mkfs failed"; exit 1; }
 	choose_mount_opts
 	if ! do_mount "$MOUNT_OPTS"; then
@@ -717,8 +795,7 @@ main()
 		exit 1
 	fi
 	run_steps
-	pick e umount umount umount umount umount logtree logtree metadata_uuid seed
-	"end_$e"
+	"end_$ENDING"
 	[ $MOUNTED = 0 ] || do_umount
 	printf '%s\n' "${DEVS[@]}" > "$OUT/devices"
 	exit 0
