@@ -25,9 +25,15 @@ start=$(date +%s)
 "$HERE/run-seeds.sh" "$RES" $(seq "$FIRST" $((FIRST + N - 1)))
 rc=$?
 echo "took $(( $(date +%s) - start )) s"
-echo "seeds per class (mode: class):"
+echo "seeds per class (mode, result, class; a disagreement's known classes in parentheses):"
 awk -F'\t' '{ n = split($3, v, ";"); for (i = 1; i <= n; i++) {
-	split(v[i], w, " "); if (w[2] == "known" || w[2] == "disagree" || w[2] == "crash")
-	{ for (j = 3; j in w; j++) c[w[1] " " w[2] " " w[j]]++ } } }
+	m = split(v[i], w, " "); if (w[2] != "known" && w[2] != "disagree" && w[2] != "crash") continue
+	paren = 0
+	for (j = 3; j <= m; j++) {
+		t = w[j]
+		if (t == "(known:") { paren = 1; continue }
+		sub(/\)$/, "", t)
+		c[w[1] " " w[2] " " (paren ? "(" t ")" : t)]++
+	} } }
 	END { for (k in c) printf "  %5d  %s\n", c[k], k }' "$RES/summary.tsv" | sort -k2
 exit $rc
