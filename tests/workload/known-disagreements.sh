@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034 # REF_ORPHAN_RE is used by compare-checks.sh
 #
 # The disagreements between ghee check and btrfs check 6.19 that are known
 # and being fixed on branch check-alarms (issue 11); remove each entry

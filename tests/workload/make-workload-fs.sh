@@ -278,11 +278,13 @@ choose_mkfs()
 	done
 	MKFS_ARGS=("${args[@]}")
 	recipe "mkfs $which ${args[*]} on $ndev x ${size}M"
+	# shellcheck disable=SC2046 # one word per loop device
 	if ! run "$MKFS" -f -q "${args[@]}" $(loops_of_devs); then
 		# a profile the kernel/progs refuse: fall back to the defaults
 		MKFS_ARGS=(-n "$nodesize" --csum "$csum")
 		[ $FST = 1 ] || MKFS_ARGS+=(-R ^free-space-tree)
 		recipe "mkfs $which ${MKFS_ARGS[*]} (fallback)"
+		# shellcheck disable=SC2046
 		run "$MKFS" -f -q "${MKFS_ARGS[@]}" $(loops_of_devs) || return 1
 		DATA_PROFILE=default
 	fi
