@@ -718,11 +718,22 @@ end_umount()
 	do_umount
 }
 
+# the generation of each device's primary superblock (offset 72 of the
+# superblock at 64 KiB), one a line
+super_generations()
+{
+	local f
+
+	for f in "${DEVS[@]}"; do
+		od -A n -t u8 -j $((65536 + 72)) -N 8 "$f" | tr -d ' '
+	done
+}
+
 # fsync a file, copy the devices while mounted (commit=300: no commit
 # runs meanwhile), then put the copies in place of the devices
 end_logtree()
 {
-	local f
+	local f try before after
 
 	[ -n "$XFS_IO" ] || { end_umount; return; }
 	sync -f "$MNT"
@@ -732,8 +743,18 @@ end_logtree()
 	write_file "$DIR/logged-small" text 1500
 	run "$XFS_IO" -c fsync "$DIR/logged"
 	run "$XFS_IO" -c fsync "$DIR/logged-small"
-	for f in "${DEVS[@]}"; do
-		cp --sparse=always "$f" "$f.copy"
+	# a commit may still run (device add, the cleaner, an fsync that
+	# falls back to a commit): copy again until no superblock changed
+	# during the copy and all devices have the same generation
+	for try in 1 2 3 4 5; do
+		before=$(super_generations)
+		for f in "${DEVS[@]}"; do
+			cp --sparse=always "$f" "$f.copy"
+		done
+		after=$(super_generations)
+		[ "$before" = "$after" ] && [ "$(echo "$after" | sort -u | wc -l)" = 1 ] && break
+		recipe "    # the devices changed during the copy, copying again"
+		sleep 1
 	done
 	do_umount
 	for f in "${DEVS[@]}"; do
