@@ -205,8 +205,9 @@ compare_mode()
 	*" ghee:cannot-check "*|*" ref:cannot-check "*) g_orph=$r_orph ;;
 	esac
 	if [ $g_orph != $r_orph ]; then
-		[ $g_orph = 1 ] && g_rest+=(ghee:FREE_SPACE_ORPHAN)
-		[ $r_orph = 1 ] && r_rest+=(ref:free-space-orphan)
+		[ $g_orph = 1 ] && c=ghee:FREE_SPACE_ORPHAN || c=ref:free-space-orphan
+		echo "$mode disagree $c (one side only)${g_rest[*]:+ ${g_rest[*]}}${r_rest[*]:+ ${r_rest[*]}}"
+		return 1
 	fi
 	# when ghee cannot check (known), there is no verdict to compare
 	case " ${known[*]} " in
