@@ -747,6 +747,7 @@ end_logtree()
 	# falls back to a commit): copy again until no superblock changed
 	# during the copy and all devices have the same generation
 	for try in 1 2 3 4 5; do
+		[ "$try" = 1 ] || sleep 1
 		before=$(super_generations)
 		for f in "${DEVS[@]}"; do
 			cp --sparse=always "$f" "$f.copy"
@@ -754,7 +755,6 @@ end_logtree()
 		after=$(super_generations)
 		[ "$before" = "$after" ] && [ "$(echo "$after" | sort -u | wc -l)" = 1 ] && break
 		recipe "    # the devices changed during the copy, copying again"
-		sleep 1
 	done
 	do_umount
 	for f in "${DEVS[@]}"; do

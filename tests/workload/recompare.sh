@@ -3,11 +3,13 @@
 #
 # recompare.sh RESULTS_DIR
 #
-# Compare again (compare-checks.sh, with the current ghee and the current
-# known-disagreements.sh) every seed of a run-seeds.sh result directory
-# whose images were kept, i.e. the disagreements, and rewrite their lines
-# in summary.tsv; then print the count line as run-seeds.sh does.  For
-# re-judging a long run after a fix without building the filesystems again.
+# Compare again every seed of a run-seeds.sh result directory and rewrite
+# its line in summary.tsv; then print the count line as run-seeds.sh does.
+# A seed whose images were kept (the disagreements) is checked again with
+# the current ghee; the others are judged again from their saved outputs
+# (compare-checks.sh --rejudge), for a change of the comparison or of
+# known-disagreements.sh.  Re-judges a long run without building the
+# filesystems again.
 
 set -u
 
@@ -17,10 +19,13 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 tmp=$(mktemp) || exit 2
 trap 'rm -f "$tmp"' EXIT
+# shellcheck disable=SC2086 # opt is empty or one word
 while IFS=$'\t' read -r seed result verdicts; do
 	dir=$RES/seed-$seed
-	if [ -f "$dir/dev1.img" ] || ls "$dir"/dev*.img >/dev/null 2>&1; then
-		"$HERE/compare-checks.sh" "$dir" > /dev/null 2>"$dir/compare.err"
+	if ls "$dir"/dev*.img >/dev/null 2>&1 || [ -f "$dir/ghee.out" ]; then
+		opt=
+		ls "$dir"/dev*.img >/dev/null 2>&1 || opt=--rejudge
+		"$HERE/compare-checks.sh" $opt "$dir" > /dev/null 2>"$dir/compare.err"
 		case $? in
 		0)	if grep -q ' known ' "$dir/verdict"; then result=known; else result=agree; fi ;;
 		1)	result=disagree ;;
