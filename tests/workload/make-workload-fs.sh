@@ -813,7 +813,9 @@ main()
 	pick ENDING umount umount umount umount umount logtree logtree metadata_uuid seed
 	choose_mkfs || { recipe "# mkfs failed"; exit 1; }
 	choose_mount_opts
-	if ! do_mount "$MOUNT_OPTS"; then
+	# a multi-device mount right after mkfs failed once ("can't read
+	# superblock") on a busy machine: scan and try again before giving up
+	if ! do_mount "$MOUNT_OPTS" && ! { sleep 2; do_mount "$MOUNT_OPTS"; }; then
 		recipe "# the first mount failed"
 		exit 1
 	fi
