@@ -23,7 +23,8 @@ DEPS=(autoconf automake libtool pkg-config gcc make libblkid-dev uuid-dev
       zlib1g-dev libxxhash-dev libsodium-dev check libzstd-dev liblzo2-dev
       btrfs-progs xz-utils clang libclang-rt-14-dev e2fsprogs attr hyperfine
       python3 util-linux acl libcap2-bin time zstd
-      python3-btrfs python3-jsonschema librsvg2-bin libxml2-utils xfsprogs)
+      python3-btrfs python3-jsonschema librsvg2-bin libxml2-utils xfsprogs
+      stress-ng fio)
 
 # the locks apt-get and dpkg take (fcntl locks, listed in /proc/locks)
 DPKG_LOCKS=(/var/lib/dpkg/lock-frontend /var/lib/dpkg/lock

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Run ghee's test suite: the Check unit tests, then every image test
-# tests/{cli,misc,mkfs,fsck,fuzz}-tests/NNN-name/test.sh in that order.
+# tests/{cli,misc,mkfs,fsck,fuzz,workload}-tests/NNN-name/test.sh in that order.
 #
 # usage: tests/run-tests.sh [--builddir DIR] [--filter GLOB] [--sanitizers]
 #                           [--timeout SEC]
@@ -34,7 +34,7 @@ BUILDDIR=
 FILTER=
 SANITIZERS=0
 TIMEOUT=${GHEE_TEST_TIMEOUT:-300}
-CATEGORIES="cli misc mkfs fsck fuzz"
+CATEGORIES="cli misc mkfs fsck fuzz workload"
 # exit code sanitizers use, so tests can tell a sanitizer report from an
 # ordinary failure exit
 SAN_EXITCODE=99

@@ -201,15 +201,37 @@ static void check_device_sizes(struct check_ctx *ctx)
 
 /*
  * Backup roots: old slots may point at blocks that were reused since, so
- * only the fields themselves are judged, and the slot of the current
- * generation must agree with the superblock.
+ * only the fields themselves are judged, and the superblock's generation
+ * must be explained by the slots.
+ *
+ * The kernel fills a slot with the tree root it holds when it writes the
+ * superblocks, and the next transaction may have COWed that root by then.
+ * So the previous commit's slot can carry a root of the superblock's
+ * generation that is not the superblock's (seen on kernel 6.18), and on a
+ * filesystem that was not unmounted (a crash, a log tree) the last
+ * commit's slot can carry a root of the next generation.  Damage is a slot
+ * more than one generation ahead, or a current-generation slot that
+ * disagrees with the superblock while no slot holds the superblock's root
+ * and none the next generation's.
  */
 static void check_backup_roots(struct check_ctx *ctx)
 {
 	const struct btrfs_super_block *sb = &ctx->fs_info->super_copy;
+	u64 sgen = btrfs_super_generation(sb);
+	u64 sroot = btrfs_super_root(sb);
 	u32 sectorsize = ctx->fs_info->sectorsize;
+	bool explained = false;
 	char detail[160];
 	int i;
+
+	for (i = 0; i < BTRFS_NUM_BACKUP_ROOTS; i++) {
+		const struct btrfs_root_backup *b = &sb->super_roots[i];
+		u64 gen = btrfs_backup_tree_root_gen(b);
+
+		if (btrfs_backup_tree_root(b) &&
+		    ((gen == sgen && btrfs_backup_tree_root(b) == sroot) || gen == sgen + 1))
+			explained = true;
+	}
 
 	for (i = 0; i < BTRFS_NUM_BACKUP_ROOTS; i++) {
 		const struct btrfs_root_backup *b = &sb->super_roots[i];
@@ -228,14 +250,14 @@ static void check_backup_roots(struct check_ctx *ctx)
 			snprintf(detail, sizeof(detail), "root level %u or chunk level %u out of range",
 				 btrfs_backup_tree_root_level(b),
 				 btrfs_backup_chunk_root_level(b));
-		else if (gen > btrfs_super_generation(sb))
-			snprintf(detail, sizeof(detail), "generation %llu newer than the superblock's %llu",
-				 (unsigned long long)gen,
-				 (unsigned long long)btrfs_super_generation(sb));
-		else if (gen == btrfs_super_generation(sb) && root != btrfs_super_root(sb))
+		else if (gen > sgen + 1)
+			snprintf(detail, sizeof(detail),
+				 "generation %llu more than one ahead of the superblock's %llu",
+				 (unsigned long long)gen, (unsigned long long)sgen);
+		else if (gen == sgen && root != sroot && !explained)
 			snprintf(detail, sizeof(detail), "current generation %llu but tree root %llu differs from the superblock's %llu",
 				 (unsigned long long)gen, (unsigned long long)root,
-				 (unsigned long long)btrfs_super_root(sb));
+				 (unsigned long long)sroot);
 		if (detail[0])
 			check_problem(ctx, PR_BACKUP_ROOT_BAD, &(struct problem_ctx){
 				.index = i, .detail = detail });
