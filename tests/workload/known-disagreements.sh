@@ -2,9 +2,8 @@
 # shellcheck shell=bash disable=SC2034 # REF_ORPHAN_RE is used by compare-checks.sh
 #
 # The disagreements between ghee check and btrfs check 6.19 that are known
-# and being fixed on branch check-alarms (issue 11); remove each entry
-# after that branch is merged.  Anything not listed here fails the
-# workload tests.  Sourced by compare-checks.sh.
+# and explained: each entry says why the other side is wrong.  Anything not
+# listed here fails the workload tests.  Sourced by compare-checks.sh.
 #
 # An entry is a finding class (see compare-checks.sh) and the condition
 # under which it is a known false alarm: a tag of the recipe (tags file)
@@ -27,24 +26,6 @@ known_disagreement()
 	local class=$1 tags=$2 gout=$3 rout=$4
 
 	case $class in
-	# the referenced-bytes walk is wrong for a snapshot sharing its
-	# blocks with its source, once quotas are enabled
-	ghee:QGROUP_COUNTS)
-		_tag "$tags" quota 1 && _tag "$tags" snapshot 1 ;;
-	# the kernel writes an inline extent at 0 followed by regular ones
-	ghee:FILE_EXTENT_INVALID)
-		! grep '^ERROR: \[FILE_EXTENT_INVALID\]' "$gout" |
-			grep -v -q 'follows an inline extent' ;;
-	# checksums of extents referenced only from the log tree
-	ghee:CSUM_NO_EXTENT)
-		_tag "$tags" logtree 1 ;;
-	# mirrors not rewritten by btrfstune -m / -M
-	ghee:SUPER_MIRROR_BAD)
-		_tag "$tags" metadata_uuid 1 ;;
-	# ghee cannot find a sprout's seed devices yet
-	ghee:cannot-check)
-		_tag "$tags" seed 1 ;;
-
 	# Not ghee's: btrfs check 6.19 --check-data-csum reports checksum
 	# mismatches of "mirror 2" (the copy rebuilt from parity) on RAID5
 	# data that is correct on disk.  Evidence: on a 2-device RAID5 chunk

@@ -8,8 +8,8 @@
 # add/remove, seed+sprout, metadata_uuid, a log tree left by fsync): ghee
 # check's verdict must equal btrfs check 6.19's on each, with and without
 # --check-data-csum.  Disagreements listed in
-# tests/workload/known-disagreements.sh (being fixed on branch
-# check-alarms) are reported but tolerated; any other fails the test.
+# tests/workload/known-disagreements.sh (false alarms of 6.19, each with
+# its evidence) are reported but tolerated; any other fails the test.
 #
 # The suite runs a few fixed seeds chosen for what their recipes cover
 # (GHEE_WORKLOAD_SEED_LIST overrides them; GHEE_WORKLOAD_SEEDS=N runs N
@@ -18,9 +18,8 @@
 #   5033  raid6 on 3 devices, quota, device add and replace, snapshot
 #   5043  space_cache=v1, quota then snapshot, log tree
 #   5049  raid5 data, nodatacow, quota, metadata_uuid
-# (5008, squota on 3 devices, and 5011, a seed with a sprout, are good
-# additions once ghee can check a sprout.)  The long version is
-# tests/workload/run-long.sh.
+#   5011  a seed device with a sprout
+# The long version is tests/workload/run-long.sh.
 
 source "$TOP/tests/common.sh"
 
@@ -35,7 +34,7 @@ if [ -n "${GHEE_WORKLOAD_SEEDS:-}" ]; then
 	first=${GHEE_WORKLOAD_FIRST_SEED:-1}
 	seeds=$(seq "$first" $((first + GHEE_WORKLOAD_SEEDS - 1)))
 else
-	seeds=${GHEE_WORKLOAD_SEED_LIST:-5027 5033 5043 5049}
+	seeds=${GHEE_WORKLOAD_SEED_LIST:-5027 5033 5043 5049 5011}
 fi
 # shellcheck disable=SC2086 # one word per seed
 "$TOP/tests/workload/run-seeds.sh" "$TEST_TMP/results" $seeds
