@@ -9,6 +9,34 @@
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/accessors.h"
 
+static bool read_super(const char *path, struct btrfs_super_block *sb);
+
+/*
+ * A sprouted filesystem given with its seed devices, seed first: the
+ * filesystem to open is the sprout (the device of another fsid that is not
+ * itself a seed), so it goes first; the seeds follow as its seed devices.
+ */
+static void sprout_first(struct device_list *l)
+{
+	struct btrfs_super_block first, sb;
+	const char *tmp;
+	int i;
+
+	if (l->nr_paths < 2 || !read_super(l->paths[0], &first) ||
+	    !(btrfs_super_flags(&first) & BTRFS_SUPER_FLAG_SEEDING))
+		return;
+	for (i = 1; i < l->nr_paths; i++) {
+		if (!read_super(l->paths[i], &sb) ||
+		    !memcmp(sb.fsid, first.fsid, BTRFS_FSID_SIZE) ||
+		    (btrfs_super_flags(&sb) & BTRFS_SUPER_FLAG_SEEDING))
+			continue;
+		tmp = l->paths[0];
+		l->paths[0] = l->paths[i];
+		l->paths[i] = tmp;
+		return;
+	}
+}
+
 int device_list_init(struct device_list *l, char *const *given, int nr_given)
 {
 	int i;
@@ -20,6 +48,7 @@ int device_list_init(struct device_list *l, char *const *given, int nr_given)
 		l->paths[i] = given[i];
 	l->nr_paths = nr_given;
 	l->nr_given = nr_given;
+	sprout_first(l);
 	return 0;
 }
 

@@ -16,7 +16,10 @@ struct device_list {
 	int nr_given;
 };
 
-/* the given paths (not copied: they must outlive the list) */
+/*
+ * the given paths (not copied: they must outlive the list); a sprout given
+ * after its seed devices is moved first
+ */
 int device_list_init(struct device_list *l, char *const *given, int nr_given);
 /* add the missing members of the first device's filesystem, if any */
 void device_list_scan(struct device_list *l);
