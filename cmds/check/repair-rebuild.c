@@ -13,6 +13,8 @@
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/transaction.h"
 
+#define REBUILD_CACHE_BUDGET	(2U << 20)
+
 bool repair_rebuild_options_invalid(const struct check_options *o)
 {
 	if (!repair_rebuild_requested(o))
@@ -31,6 +33,11 @@ bool repair_rebuild_options_invalid(const struct check_options *o)
 unsigned int repair_rebuild_open_flags(const struct check_options *o)
 {
 	return o->init_csum_tree ? OPEN_CTREE_PARTIAL : 0;
+}
+
+size_t repair_rebuild_cache_budget(const struct check_options *o)
+{
+	return repair_rebuild_requested(o) ? REBUILD_CACHE_BUDGET : 0;
 }
 
 int repair_rebuild_check_open(struct btrfs_fs_info *fs, const struct check_options *o)

@@ -7,6 +7,7 @@
 #define GHEE_CHECK_REPAIR_REBUILD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include "repair.h"
 
 static inline bool repair_rebuild_requested(const struct check_options *o)
@@ -19,6 +20,11 @@ bool repair_rebuild_options_invalid(const struct check_options *o);
 
 /* extra open_ctree flags: a tree being rebuilt may be unreadable */
 unsigned int repair_rebuild_open_flags(const struct check_options *o);
+/*
+ * the tree block cache budget of the writable open (0: the default): a
+ * rebuild reads every tree once, so caching all of it buys nothing
+ */
+size_t repair_rebuild_cache_budget(const struct check_options *o);
 /* after such an open: every tree not being rebuilt is readable (-EUCLEAN) */
 int repair_rebuild_check_open(struct btrfs_fs_info *fs, const struct check_options *o);
 

@@ -487,6 +487,7 @@ static int open_writable(struct repair_session *s)
 		.nr_paths = o->nr_devices,
 		.backup_root = -1,
 		.flags = OPEN_CTREE_WRITES | repair_rebuild_open_flags(o),
+		.cache_budget = repair_rebuild_cache_budget(o),
 		.reporter = { repair_engine_report, NULL },
 	};
 	struct btrfs_fs_info *fs;
