@@ -74,3 +74,19 @@ csum_map "$img" > "$TEST_TMP/after.map"
 diff "$TEST_TMP/before.map" "$TEST_TMP/after.map" >&2 || fail "the rebuilt tree differs from the kernel's"
 expect_data_clean "$img"
 expect_kernel_roundtrip "$img"
+
+# the options: --dry-run plans and writes nothing; the rebuilds need
+# --repair; --init-extent-tree is refused (not implemented)
+img=$TEST_TMP/dry.img
+cp --sparse=always "$base" "$img"
+"$GHEE" check --repair --dry-run --init-csum-tree "$img" > "$TEST_TMP/dry.out" 2>&1
+[ $? -eq "$CHECK_CLEAN" ] || { cat "$TEST_TMP/dry.out" >&2; fail "dry run: unexpected status"; }
+grep -q "would rebuild the csum tree" "$TEST_TMP/dry.out" || fail "the dry run does not plan the rebuild"
+cmp -s "$img" "$base" || fail "the dry run wrote"
+"$GHEE" check --init-csum-tree "$img" > /dev/null 2> "$TEST_TMP/opt.err"
+[ $? -eq "$CHECK_USAGE" ] || fail "--init-csum-tree without --repair accepted"
+grep -q "need --repair" "$TEST_TMP/opt.err" || fail "no reason given for the refusal"
+"$GHEE" check --repair --init-extent-tree "$img" > /dev/null 2> "$TEST_TMP/opt.err"
+[ $? -eq "$CHECK_USAGE" ] || fail "--init-extent-tree accepted"
+grep -q "not implemented" "$TEST_TMP/opt.err" || fail "no reason given for refusing --init-extent-tree"
+cmp -s "$img" "$base" || fail "a refused option wrote"
