@@ -614,7 +614,7 @@ static int cmp_u64(const void *a, const void *b)
 
 static bool freed_has(const struct freed_set *f, u64 bytenr)
 {
-	return bsearch(&bytenr, f->v, f->nr, sizeof(*f->v), cmp_u64) != NULL;
+	return f->nr && bsearch(&bytenr, f->v, f->nr, sizeof(*f->v), cmp_u64);
 }
 
 /*
@@ -727,7 +727,8 @@ static int free_lost_blocks(struct btrfs_trans_handle *trans, struct freed_set *
 	size_t i;
 	int ret;
 
-	qsort(freed->v, freed->nr, sizeof(*freed->v), cmp_u64);
+	if (freed->nr)
+		qsort(freed->v, freed->nr, sizeof(*freed->v), cmp_u64);
 	btrfs_init_path(&path);
 	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
 	if (ret < 0)
