@@ -3,8 +3,8 @@
  * check --init-csum-tree: a new csum tree computed from the data.
  *
  * Memory: the data ranges are 16 bytes per file extent item, sorted and
- * merged whenever the array fills up (snapshots repeat the same ranges),
- * so it holds about one entry per distinct extent; the data is read in
+ * merged whenever they doubled (snapshots repeat the same ranges), so the
+ * list holds at most about twice one entry per distinct extent; the data is read in
  * batches of BATCH_JOBS jobs of at most JOB_SECTORS sectors, one data
  * buffer per reader thread.
  */
@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "rebuild-csum-tree.h"
+#include "ranges.h"
 #include "accessors.h"
 #include "csum.h"
 #include "ctree.h"
@@ -26,74 +27,24 @@
 #define BATCH_JOBS	64
 #define MAX_THREADS	16
 
-struct data_range {
-	u64 start;
-	u64 len;
+/*
+ * The data ranges with checksums (lib/ranges.h), normalized whenever they
+ * doubled since the last time: snapshots add the same ranges again.
+ */
+struct data_ranges {
+	struct range_list list;
+	size_t normalized_nr;
 };
 
-struct range_list {
-	struct data_range *v;
-	size_t nr;
-	size_t alloc;
-	size_t merged;		/* v[0, merged) is sorted and merged */
-};
-
-static int cmp_range(const void *a, const void *b)
+static int data_ranges_add(struct data_ranges *d, u64 start, u64 len)
 {
-	const struct data_range *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return 0;
-}
-
-/* sort and merge overlapping or touching ranges in place */
-static void ranges_compact(struct range_list *l)
-{
-	size_t i, out = 0;
-
-	if (!l->nr)
-		return;
-	qsort(l->v, l->nr, sizeof(*l->v), cmp_range);
-	for (i = 1; i < l->nr; i++) {
-		struct data_range *last = &l->v[out];
-
-		if (l->v[i].start <= last->start + last->len) {
-			u64 end = l->v[i].start + l->v[i].len;
-
-			if (end > last->start + last->len)
-				last->len = end - last->start;
-		} else {
-			l->v[++out] = l->v[i];
-		}
+	range_list_add(&d->list, start, len);
+	if (d->list.oom)
+		return -ENOMEM;
+	if (d->list.nr >= 65536 && d->list.nr >= 2 * d->normalized_nr) {
+		range_list_normalize(&d->list);
+		d->normalized_nr = d->list.nr;
 	}
-	l->nr = out + 1;
-	l->merged = l->nr;
-}
-
-static int ranges_add(struct range_list *l, u64 start, u64 len)
-{
-	if (l->nr == l->alloc) {
-		size_t n;
-		struct data_range *v;
-
-		/* compacting first keeps snapshots from multiplying the array */
-		if (l->nr - l->merged > l->alloc / 2 && l->alloc >= 4096) {
-			ranges_compact(l);
-			if (l->nr < l->alloc * 3 / 4)
-				goto add;
-		}
-		n = l->alloc ? l->alloc * 2 : 4096;
-		v = realloc(l->v, n * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		l->v = v;
-		l->alloc = n;
-	}
-add:
-	l->v[l->nr].start = start;
-	l->v[l->nr].len = len;
-	l->nr++;
 	return 0;
 }
 
@@ -145,7 +96,7 @@ static bool file_extent_summed_range(const struct btrfs_fs_info *fs,
 	return true;
 }
 
-static int collect_tree(struct btrfs_root *root, struct range_list *l)
+static int collect_tree(struct btrfs_root *root, struct data_ranges *l)
 {
 	struct btrfs_fs_info *fs = root->fs_info;
 	struct btrfs_key key = { 0, 0, 0 };
@@ -177,7 +128,7 @@ static int collect_tree(struct btrfs_root *root, struct range_list *l)
 			bool skip = key.objectid == cur_ino && nodatasum;
 
 			if (!skip && file_extent_summed_range(fs, leaf, slot, &start, &len)) {
-				ret = ranges_add(l, start, len);
+				ret = data_ranges_add(l, start, len);
 				if (ret)
 					goto out;
 			}
@@ -192,7 +143,7 @@ out:
 }
 
 /* every filesystem tree named by a ROOT_ITEM, reloc trees included */
-static int collect_ranges(struct btrfs_fs_info *fs, struct range_list *l,
+static int collect_ranges(struct btrfs_fs_info *fs, struct data_ranges *l,
 			  struct btrfs_csum_rebuild_stats *st)
 {
 	struct btrfs_root *tree_root = &fs->tree_root;
@@ -243,7 +194,7 @@ next:
 out:
 	btrfs_release_path(&path);
 	if (!ret)
-		ranges_compact(l);
+		range_list_normalize(&l->list);
 	return ret;
 }
 
@@ -514,7 +465,7 @@ static int default_threads(void)
 	return n > MAX_THREADS ? MAX_THREADS : (int)n;
 }
 
-static int build_new_tree(struct btrfs_trans_handle *trans, struct range_list *l,
+static int build_new_tree(struct btrfs_trans_handle *trans, const struct range_list *l,
 			  struct old_cursor *old, int nr_threads,
 			  struct btrfs_csum_rebuild_stats *st)
 {
@@ -545,20 +496,20 @@ static int build_new_tree(struct btrfs_trans_handle *trans, struct range_list *l
 	if (ret)
 		goto out_batch;
 	if (l->nr)
-		pos = l->v[0].start;
+		pos = l->r[0].start;
 	st->ranges = l->nr;
 	while (r < l->nr) {
 		/* cut the next jobs out of the ranges */
 		for (b->nr_jobs = 0; b->nr_jobs < BATCH_JOBS && r < l->nr; b->nr_jobs++) {
 			struct sum_job *job = &b->jobs[b->nr_jobs];
-			u64 end = l->v[r].start + l->v[r].len;
+			u64 end = l->r[r].end;
 			u64 n = (end - pos) / fs->sectorsize;
 
 			job->start = pos;
 			job->nr = n > JOB_SECTORS ? JOB_SECTORS : (u32)n;
 			pos += (u64)job->nr * fs->sectorsize;
 			if (pos >= end && ++r < l->nr)
-				pos = l->v[r].start;
+				pos = l->r[r].start;
 		}
 		sum_batch_run(b, nr_threads);
 		for (i = 0; i < b->nr_jobs && !ret; i++)
@@ -784,13 +735,14 @@ int btrfs_rebuild_csum_tree(struct btrfs_trans_handle *trans, int nr_threads,
 			    struct btrfs_csum_rebuild_stats *stats)
 {
 	struct btrfs_fs_info *fs = trans->fs_info;
-	struct range_list ranges = { 0 };
+	struct data_ranges ranges = { 0 };
 	struct freed_set freed = { 0 };
 	struct extent_buffer *old_node, *leaf;
 	struct old_cursor old;
 	int ret;
 
 	memset(stats, 0, sizeof(*stats));
+	range_list_init(&ranges.list);
 	if (nr_threads <= 0)
 		nr_threads = default_threads();
 	if (nr_threads > MAX_THREADS)
@@ -808,7 +760,7 @@ int btrfs_rebuild_csum_tree(struct btrfs_trans_handle *trans, int nr_threads,
 	fs->csum_root.node = leaf;
 	btrfs_root_mark_dirty(fs, &fs->csum_root);
 	cursor_init(&old, fs, old_node);
-	ret = build_new_tree(trans, &ranges, &old, nr_threads, stats);
+	ret = build_new_tree(trans, &ranges.list, &old, nr_threads, stats);
 	cursor_release(&old);
 	if (!ret && old_node)
 		ret = free_old_block(trans, old_node, &freed, stats);
@@ -819,6 +771,6 @@ int btrfs_rebuild_csum_tree(struct btrfs_trans_handle *trans, int nr_threads,
 		ret = free_lost_blocks(trans, &freed, stats);
 out:
 	free(freed.v);
-	free(ranges.v);
+	range_list_release(&ranges.list);
 	return ret;
 }
