@@ -10,6 +10,7 @@
 #include <string.h>
 #include "repair-rebuild.h"
 #include "kernel-shared/rebuild-csum-tree.h"
+#include "kernel-shared/rebuild-extent-tree.h"
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/transaction.h"
 
@@ -21,10 +22,6 @@ bool repair_rebuild_options_invalid(const struct check_options *o)
 		return false;
 	if (!o->repair) {
 		fprintf(stderr, "ghee check: --init-csum-tree and --init-extent-tree need --repair (or -y)\n");
-		return true;
-	}
-	if (o->init_extent_tree) {
-		fprintf(stderr, "ghee check: --init-extent-tree is not implemented yet\n");
 		return true;
 	}
 	return false;
@@ -110,11 +107,43 @@ static int rebuild_csum(struct repair_ctx *r)
 	return 0;
 }
 
+static int rebuild_extent(struct repair_ctx *r)
+{
+	struct btrfs_extent_rebuild_stats st;
+	int ret;
+
+	if (!r->trans) {
+		if (r->out)
+			fprintf(r->out, "  would rebuild the extent tree from a walk of every tree\n");
+		return 0;
+	}
+	ret = btrfs_rebuild_extent_tree(r->trans, &st);
+	if (ret) {
+		fprintf(stderr, "ERROR: rebuilding the extent tree failed: %s\n",
+			ret == -EOPNOTSUPP ? "only filesystems with skinny metadata are supported" :
+			strerror(-ret));
+		return ret;
+	}
+	if (r->out) {
+		fprintf(r->out, "  rebuilt the extent tree: %llu tree blocks (%llu FULL_BACKREF) with %llu refs, %llu data extents with %llu refs, from %llu trees\n",
+			(unsigned long long)st.tree_blocks, (unsigned long long)st.full_backref,
+			(unsigned long long)st.tree_refs, (unsigned long long)st.data_extents,
+			(unsigned long long)st.data_refs, (unsigned long long)st.trees);
+		fprintf(r->out, "    %llu items, %llu bytes used; old tree: %llu blocks kept until the commit\n",
+			(unsigned long long)st.items, (unsigned long long)st.bytes_used,
+			(unsigned long long)st.old_blocks);
+	}
+	return 0;
+}
+
 int repair_rebuild_trees(struct repair_ctx *r)
 {
 	int ret = 0;
 
-	if (r->opts->init_csum_tree)
+	/* first: it needs a transaction in which nothing changed yet */
+	if (r->opts->init_extent_tree)
+		ret = rebuild_extent(r);
+	if (!ret && r->opts->init_csum_tree)
 		ret = rebuild_csum(r);
 	return ret;
 }

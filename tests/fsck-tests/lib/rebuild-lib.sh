@@ -7,10 +7,13 @@
 #   EDIT                     tests/fsck-tests/lib/btrfs-edit.py (see its --help)
 #   rebuild_base_image       a private copy of a small kernel-written image:
 #                            files, zstd and lzo compressed files, a
-#                            subvolume, a modified snapshot, reflinks, a
+#                            subvolume of two tree levels and its snapshot,
+#                            both modified (FULL_BACKREF leaves), reflinks, a
 #                            NODATASUM file, a preallocated file and one
 #                            partly written; built once into $CACHE; the
 #                            sha256 of every file in $REBUILD_SUMS
+#   extent_items IMG         "KEY<TAB>CONTENT" per extent tree item (no item
+#                            offsets or sizes), sorted
 #   csum_map IMG             "LOGICAL CSUM" per data sector of the csum tree
 #   expect_data_clean IMG    expect_all_clean and ghee check --check-data-csum
 #   expect_kernel_roundtrip IMG
@@ -26,7 +29,8 @@ _rebuild_base_recipe()
 
 	truncate -s 256M "$img" || return 1
 	mkfs.btrfs -q -f -R ^free-space-tree "$img" >/dev/null 2>&1 || return 1
-	mount_image "$img" "$mnt" space_cache=v2
+	# noatime: reading the files must not copy every shared leaf
+	mount_image "$img" "$mnt" space_cache=v2,noatime
 	mkdir "$mnt/d" "$mnt/z" "$mnt/l" || return 1
 	for i in $(seq 1 200); do
 		echo "small file $i" > "$mnt/d/f$i"
@@ -51,12 +55,17 @@ _rebuild_base_recipe()
 	fallocate -l 1M "$mnt/d/prealloc-part" || return 1
 	head -c 12288 /dev/urandom | dd of="$mnt/d/prealloc-part" bs=4096 seek=5 conv=notrunc 2>/dev/null
 	btrfs subvolume create "$mnt/sv" >/dev/null || return 1
-	for i in $(seq 1 100); do
+	# enough files for a two-level tree whose leaves the snapshot shares
+	for i in $(seq 1 1500); do
 		echo "subvolume file $i" > "$mnt/sv/g$i"
 	done
 	head -c 300000 /dev/urandom > "$mnt/sv/data" || return 1
 	btrfs subvolume snapshot "$mnt/sv" "$mnt/snap" >/dev/null || return 1
 	echo changed > "$mnt/snap/g7"
+	# the source changes too: its shared leaves become FULL_BACKREF
+	echo changed > "$mnt/sv/g1400"
+	head -c 4096 /dev/urandom | dd of="$mnt/sv/data" bs=4096 seek=5 conv=notrunc 2>/dev/null
+	cp --reflink=always "$mnt/sv/data" "$mnt/d/data.clone" || return 1
 	head -c 4096 /dev/urandom | dd of="$mnt/snap/data" bs=4096 seek=3 conv=notrunc 2>/dev/null
 	sync
 	(cd "$mnt" && find . -type f -print0 | sort -z | xargs -0 sha256sum) > "$img.sums" || return 1
@@ -91,6 +100,26 @@ csum_map()
 {
 	"$GHEE" dump-tree -t csum --csum-items "$1" |
 		grep -o '\[[0-9]*\] 0x[0-9a-f]*' | tr -d '[]' | sort -n
+}
+
+extent_items()
+{
+	"$GHEE" dump-tree -t extent "$1" | python3 -c '
+import re, sys
+cur = None; body = []
+def flush():
+    if cur:
+        print(cur + "\t" + " | ".join(body))
+for line in sys.stdin:
+    m = re.match(r"\s*item \d+ key \((.*?)\) itemoff", line)
+    if m:
+        flush(); cur = m.group(1); body = []; continue
+    if cur and line.startswith("\t\t"):
+        body.append(line.strip())
+    elif not line.startswith("\t\t"):
+        flush(); cur = None
+flush()
+' | sort
 }
 
 expect_data_clean()
