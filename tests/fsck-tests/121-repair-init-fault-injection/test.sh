@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Crash safety of --init-csum-tree: a --enable-fault-injection build fails
+# Crash safety of --init-csum-tree and --init-extent-tree: a
+# --enable-fault-injection build fails
 # the Nth device write (GHEE_FAIL_WRITE_AT=N) or flush (GHEE_FAIL_FLUSH_AT=N)
 # of the rebuild, for every N until it runs through.  Afterwards the image
 # checks exactly as before (the old tree) or is clean (the new one).
@@ -32,15 +33,15 @@ findings()
 	"$GHEE" check -q "$1" 2>/dev/null | grep '^ERROR: \[' | sort
 }
 
-# faults DAMAGED_IMG VARIABLE
+# faults DAMAGED_IMG VARIABLE [OPTION]
 faults()
 {
-	local damaged=$1 var=$2 n=1 img=$TEST_TMP/try.img rc hit
+	local damaged=$1 var=$2 opt=${3:---init-csum-tree} n=1 img=$TEST_TMP/try.img rc hit
 
 	findings "$damaged" > "$TEST_TMP/before"
 	while :; do
 		cp --sparse=always "$damaged" "$img"
-		env "$var=$n" "$FGHEE" check --repair --init-csum-tree -q "$img" > "$TEST_TMP/try.out" 2> "$TEST_TMP/try.err"
+		env "$var=$n" "$FGHEE" check --repair "$opt" -q "$img" > "$TEST_TMP/try.out" 2> "$TEST_TMP/try.err"
 		rc=$?
 		_status_is_crash $rc && { cat "$TEST_TMP/try.err" >&2; fail "$var=$n: crash (status $rc)"; }
 		hit=$(grep -c "fault injection" "$TEST_TMP/try.err")
@@ -59,7 +60,7 @@ faults()
 		n=$((n + 1))
 		[ $n -le 400 ] || fail "$var: more than 400 faults, the rebuild never completes"
 	done
-	echo "$var: $((n - 1)) faulted runs" >&2
+	echo "$opt $var: $((n - 1)) faulted runs" >&2
 	[ $n -gt 1 ] || fail "$var: the first write/flush never failed"
 }
 
@@ -73,3 +74,12 @@ read -r obj type off < <(python3 "$EDIT" "$TEST_TMP/moved.img" first 7 128) || f
 python3 "$EDIT" "$TEST_TMP/moved.img" set-key 7 "$obj" "$type" "$off" "$obj" "$type" 0 || fail "edit failed"
 faults "$TEST_TMP/moved.img" GHEE_FAIL_WRITE_AT
 faults "$TEST_TMP/moved.img" GHEE_FAIL_FLUSH_AT
+
+# the extent tree: undamaged, and with a data extent's ref count wrong
+faults "$TEST_TMP/clean.img" GHEE_FAIL_WRITE_AT --init-extent-tree
+faults "$TEST_TMP/clean.img" GHEE_FAIL_FLUSH_AT --init-extent-tree
+cp --sparse=always "$base" "$TEST_TMP/refs.img"
+read -r dobj _ doff < <(python3 "$EDIT" "$TEST_TMP/refs.img" first 2 168) || fail "no data extent item"
+python3 "$EDIT" "$TEST_TMP/refs.img" add-item 2 "$dobj" 168 "$doff" 0 8 1 || fail "edit failed"
+faults "$TEST_TMP/refs.img" GHEE_FAIL_WRITE_AT --init-extent-tree
+faults "$TEST_TMP/refs.img" GHEE_FAIL_FLUSH_AT --init-extent-tree
