@@ -392,12 +392,17 @@ int btrfs_read_block_groups(struct btrfs_fs_info *fs_info)
 			return ret;
 		}
 		ret = read_bg_item(fs_info, bg);
+		if (ret && fs_info->rebuilding_extent_tree)
+			ret = 0;	/* the rebuild writes every item */
 		if (ret)
 			return ret;
 		/* parity profiles are not written here: never allocate there */
 		if (ml->type & (BTRFS_BLOCK_GROUP_RAID5 | BTRFS_BLOCK_GROUP_RAID6))
 			bg->readonly = true;
 	}
+	/* a rebuild takes the used space from its walk instead */
+	if (fs_info->rebuilding_extent_tree)
+		return 0;
 	return remove_allocated_extents(fs_info);
 }
 

@@ -786,9 +786,13 @@ int btrfs_rebuild_extent_tree(struct btrfs_trans_handle *trans,
 	old_node = fs->extent_root.node;
 	if (old_node) {
 		ret = pin_old_tree(&rb, old_node);
-		if (ret)
-			goto out;
+	} else if (fs->extent_root.has_root_item) {
+		/* unreadable: at least its root block stays as it is */
+		ret = pin_old_block(fs, btrfs_root_bytenr(&fs->extent_root.root_item));
+		stats->old_blocks++;
 	}
+	if (ret)
+		goto out;
 	/* a fresh root leaf; blocks allocated from now on get delayed refs */
 	btrfs_set_root_bytes_used(&fs->extent_root.root_item, 0);
 	leaf = btrfs_alloc_tree_block(trans, &fs->extent_root, 0, NULL, &ret);

@@ -29,7 +29,7 @@ bool repair_rebuild_options_invalid(const struct check_options *o)
 
 unsigned int repair_rebuild_open_flags(const struct check_options *o)
 {
-	return o->init_csum_tree ? OPEN_CTREE_PARTIAL : 0;
+	return repair_rebuild_requested(o) ? OPEN_CTREE_PARTIAL : 0;
 }
 
 size_t repair_rebuild_cache_budget(const struct check_options *o)
@@ -44,7 +44,7 @@ int repair_rebuild_check_open(struct btrfs_fs_info *fs, const struct check_optio
 		const char *name;
 		bool required;
 	} roots[] = {
-		{ &fs->extent_root, "extent", true },
+		{ &fs->extent_root, "extent", !o->init_extent_tree },
 		{ &fs->dev_root, "device", true },
 		{ &fs->fs_root, "filesystem", true },
 		{ &fs->csum_root, "csum", !o->init_csum_tree },
@@ -64,6 +64,12 @@ int repair_rebuild_check_open(struct btrfs_fs_info *fs, const struct check_optio
 			return -EUCLEAN;
 		}
 	}
+	if (o->init_extent_tree && !fs->extent_root.has_root_item) {
+		fprintf(stderr, "ERROR: cannot rebuild the extent tree: it has no root item\n");
+		return -EUCLEAN;
+	}
+	/* btrfs_enable_writes() must not judge the tree being replaced */
+	fs->rebuilding_extent_tree = o->init_extent_tree;
 	if (o->init_csum_tree && !fs->csum_root.has_root_item) {
 		fprintf(stderr, "ERROR: cannot rebuild the csum tree: it has no root item\n");
 		return -EUCLEAN;

@@ -10,7 +10,7 @@
 # blocks the commit itself copies (root, extent and free space trees).
 # Damaged (a data extent's ref count, a tree block's backref root, the
 # generation of the FULL_BACKREF leaf, a data backref's count, a block
-# group's used), the
+# group's used, the whole tree unreadable), the
 # rebuild gives the same tree, all three checkers call it clean, and the
 # kernel mounts it, reads every file back, writes and unmounts clean.
 
@@ -98,6 +98,18 @@ damaged set-item 2 "$mobj" 169 "$moff" 25 8 12345		# backref root
 damaged set-item 2 "$fb" 169 0 8 8 999999			# generation from the future
 damaged add-item 2 "$dobj" 168 "$doff" 49 4 1			# data backref count
 damaged add-item 2 "$bobj" 192 "$boff" 0 8 -4096		# block group used
+expect_kernel_roundtrip "$img"
+
+# the extent tree unreadable (its only leaf's checksum broken): rebuilt
+# from nothing, block group items included
+img=$TEST_TMP/unreadable.img
+cp --sparse=always "$base" "$img"
+leaf=$(python3 "$EDIT" "$img" leaf-of 2 "$dobj" 168 "$doff") || fail "no extent leaf"
+python3 "$EDIT" "$img" break-csum "$leaf" || fail "edit failed"
+rebuild "$img" "$CHECK_CORRECTED"
+grep -q "old tree: 1 blocks kept" "$TEST_TMP/rebuild.out" || fail "the unreadable old root is not kept"
+same_items "$img"
+expect_data_clean "$img"
 expect_kernel_roundtrip "$img"
 
 # the dry run plans it and writes nothing
