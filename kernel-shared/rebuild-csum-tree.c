@@ -204,8 +204,9 @@ struct old_cursor {
 	struct btrfs_root root;
 	struct btrfs_path path;
 	bool valid;		/* path is at an item */
-	bool dead;		/* unreadable further on: no more old sums */
+	bool dead;		/* nothing more to read */
 	u64 start, end;		/* the current item's range */
+	u64 resume;		/* !valid: nothing readable before this address */
 };
 
 static void cursor_load(struct old_cursor *c)
@@ -223,12 +224,90 @@ static void cursor_load(struct old_cursor *c)
 		c->end = key.offset + (u64)(size / fs->csum_size) * fs->sectorsize;
 }
 
+/*
+ * A block on the way to @bytenr cannot be read: the lowest key after that
+ * block's range (from its parents), where reading may go on; 0 when the
+ * way to @bytenr reads fine or nothing follows the block.
+ */
+static u64 skip_unreadable(struct old_cursor *c, u64 bytenr)
+{
+	struct btrfs_key want = { BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY, bytenr };
+	struct extent_buffer *eb = extent_buffer_get(c->root.node);
+	u64 hi = (u64)-1;
+
+	while (btrfs_eb_level(eb) > 0) {
+		struct tree_block_check check = { .level = btrfs_eb_level(eb) - 1 };
+		u32 i, nr = btrfs_eb_nritems(eb), slot = 0;
+		struct extent_buffer *child;
+		struct btrfs_key key;
+		int err = 0;
+
+		for (i = 1; i < nr; i++) {
+			btrfs_node_key_to_cpu(eb, &key, (int)i);
+			if (btrfs_comp_cpu_keys(&key, &want) > 0)
+				break;
+			slot = i;
+		}
+		if (slot + 1 < nr) {
+			btrfs_node_key_to_cpu(eb, &key, (int)slot + 1);
+			if (key.objectid == BTRFS_EXTENT_CSUM_OBJECTID &&
+			    key.type == BTRFS_EXTENT_CSUM_KEY && key.offset < hi)
+				hi = key.offset;
+		}
+		check.transid = btrfs_node_ptr_generation(eb, (int)slot);
+		child = read_tree_block(c->root.fs_info, btrfs_node_blockptr(eb, (int)slot),
+					&check, &err);
+		free_extent_buffer(eb);
+		if (!child)
+			return hi == (u64)-1 ? 0 : hi;
+		eb = child;
+	}
+	free_extent_buffer(eb);
+	return 0;
+}
+
+/* position at the item holding @bytenr or the first one after it */
+static int cursor_seek(struct old_cursor *c, u64 bytenr)
+{
+	struct btrfs_key key = { BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY, bytenr };
+	int ret;
+
+	btrfs_release_path(&c->path);
+	ret = btrfs_search_slot(NULL, &c->root, &key, &c->path, 0, 0);
+	if (ret < 0)
+		return ret;
+	if (ret > 0 && c->path.slots[0] > 0) {
+		c->path.slots[0]--;	/* the item before may cover @bytenr */
+	} else if (ret > 0 && btrfs_prev_item(&c->root, &c->path)) {
+		btrfs_release_path(&c->path);
+		ret = btrfs_search_slot(NULL, &c->root, &key, &c->path, 0, 0);
+		if (ret < 0)
+			return ret;
+	}
+	ret = btrfs_path_fixup_slot(&c->root, &c->path);
+	if (ret < 0)
+		return ret;
+	if (ret > 0) {
+		c->dead = true;		/* past the last item */
+		return 0;
+	}
+	c->valid = true;
+	cursor_load(c);
+	return 0;
+}
+
+/* an unreadable block at or after @bytenr: go on after it, if anything follows */
+static void cursor_broken(struct old_cursor *c, u64 bytenr)
+{
+	c->valid = false;
+	c->resume = skip_unreadable(c, bytenr);
+	if (c->resume <= bytenr)
+		c->dead = true;
+}
+
 static int cursor_init(struct old_cursor *c, struct btrfs_fs_info *fs,
 		       struct extent_buffer *old_node)
 {
-	struct btrfs_key key = { BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY, 0 };
-	int ret;
-
 	memset(c, 0, sizeof(*c));
 	btrfs_init_path(&c->path);
 	c->root.root_key.objectid = BTRFS_CSUM_TREE_OBJECTID;
@@ -239,33 +318,48 @@ static int cursor_init(struct old_cursor *c, struct btrfs_fs_info *fs,
 		c->dead = true;
 		return 0;
 	}
-	ret = btrfs_search_slot(NULL, &c->root, &key, &c->path, 0, 0);
-	if (ret >= 0)
-		ret = btrfs_path_fixup_slot(&c->root, &c->path);
-	if (ret == 0) {
-		c->valid = true;
-		cursor_load(c);
-	} else {
-		c->dead = true;
-	}
+	if (cursor_seek(c, 0))
+		cursor_broken(c, 0);
 	return 0;
 }
 
-/* the old checksum of the sector at @bytenr (ascending calls): true if any */
+/*
+ * The old checksum of the sector at @bytenr (ascending calls): true if
+ * any.  Unreadable blocks of the old tree are stepped over: the sums of
+ * the blocks after them still count.
+ */
 static bool cursor_get(struct old_cursor *c, u64 bytenr, u8 *out)
 {
 	struct btrfs_fs_info *fs = c->root.fs_info;
 	const u8 *p;
+	int tries;
 
-	while (!c->dead && c->valid && c->end <= bytenr) {
-		int ret = btrfs_next_item(&c->root, &c->path);
-
-		if (ret) {
-			c->valid = false;
-			c->dead = true;
-			break;
+	for (tries = 0; tries < 4 && !c->dead; tries++) {
+		if (!c->valid) {
+			if (bytenr < c->resume)
+				return false;
+			if (cursor_seek(c, bytenr)) {
+				cursor_broken(c, bytenr);
+				continue;
+			}
+			if (!c->valid)
+				break;
 		}
-		cursor_load(c);
+		while (c->end <= bytenr) {
+			int ret = btrfs_next_item(&c->root, &c->path);
+
+			if (ret > 0) {
+				c->dead = true;
+				break;
+			}
+			if (ret < 0) {
+				cursor_broken(c, c->end);
+				break;
+			}
+			cursor_load(c);
+		}
+		if (c->valid || c->dead)
+			break;
 	}
 	if (c->dead || !c->valid || bytenr < c->start || bytenr >= c->end)
 		return false;

@@ -6,7 +6,8 @@
 # old checksum but the second does, so the old checksum is kept (the check
 # afterwards still reports the bad first copy, and the kernel reads the
 # file through the good one).  With both copies damaged no copy matches:
-# the checksum is recomputed from the first copy.
+# the checksum is recomputed from the first copy.  A csum tree with an
+# unreadable middle leaf: the sums after it are still reused.
 
 source "$TOP/tests/common.sh"
 source "$TOP/tests/fsck-tests/lib/repair-lib.sh"
@@ -80,3 +81,33 @@ damage "$p1"
 rebuild_expect " 1 recomputed (old sum wrong on every copy), 0 kept"
 "$GHEE" check --check-data-csum "$img" > /dev/null 2>&1 ||
 	fail "with both copies alike again, the recomputed checksum should match them"
+
+# a csum tree of several leaves (4 KiB nodes) with a middle leaf
+# unreadable: the sums of the leaves after it are still taken as before
+img=$TEST_TMP/multi.img
+truncate -s 300M "$img"
+mkfs.btrfs -q -f -n 4096 -R ^free-space-tree "$img" > /dev/null 2>&1 || fail "mkfs.btrfs failed"
+mount_image "$img" "$TEST_TMP/mnt"
+for i in 1 2 3 4; do
+	head -c 4M /dev/urandom > "$TEST_TMP/mnt/f$i" || fail "write failed"
+done
+umount_image "$TEST_TMP/mnt"
+csum_map "$img" > "$TEST_TMP/before.map"
+leaves=$("$GHEE" dump-tree -t csum "$img" | awk '/^leaf [0-9]+ items/ { print $2 }')
+[ "$(echo "$leaves" | wc -l)" -ge 3 ] || fail "the csum tree has fewer than 3 leaves"
+python3 "$EDIT" "$img" break-csum "$(echo "$leaves" | sed -n 2p)" || fail "edit failed"
+"$GHEE" check --repair --init-csum-tree "$img" > "$TEST_TMP/rebuild.out" 2>&1
+rc=$?
+[ $rc -eq "$CHECK_CORRECTED" ] || { cat "$TEST_TMP/rebuild.out" >&2; fail "rebuild: status $rc"; }
+grep -q "1 unreadable$" "$TEST_TMP/rebuild.out" || { cat "$TEST_TMP/rebuild.out" >&2; fail "the unreadable leaf is not reported"; }
+python3 - "$TEST_TMP/rebuild.out" <<'PY' || fail "the leaves after the unreadable one were not used"
+import re, sys
+m = re.search(r"(\d+) as before, (\d+) added", open(sys.argv[1]).read())
+same, added = int(m.group(1)), int(m.group(2))
+# the first leaf alone holds well under half of the sums
+sys.exit(0 if added and same > added else 1)
+PY
+csum_map "$img" > "$TEST_TMP/after.map"
+diff "$TEST_TMP/before.map" "$TEST_TMP/after.map" >&2 || fail "the rebuilt checksums differ"
+"$GHEE" check --check-data-csum "$img" > /dev/null 2>&1 || fail "data checksums wrong after the rebuild"
+expect_all_clean "$img"
