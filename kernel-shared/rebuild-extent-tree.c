@@ -61,11 +61,19 @@ struct tref_rec {
 	u8 type;
 };
 
+/* where an interrupted snapshot deletion stopped (root item drop_progress) */
+struct drop_point {
+	bool has;
+	struct btrfs_key key;
+	int level;
+};
+
 struct root_todo {
 	u64 objectid;
 	u64 bytenr;
 	u64 gen;
 	u8 level;
+	struct drop_point drop;
 };
 
 #define ARR(T) struct { T *v; size_t nr, alloc; }
@@ -198,6 +206,9 @@ static int leaf_items(struct rebuild *rb, const struct extent_buffer *eb, u64 tr
 			t.bytenr = btrfs_root_bytenr(&ri);
 			t.gen = btrfs_root_generation(&ri);
 			t.level = btrfs_root_level(&ri);
+			btrfs_disk_key_to_cpu(&t.drop.key, &ri.drop_progress);
+			t.drop.level = btrfs_root_drop_level(&ri);
+			t.drop.has = t.drop.key.objectid != 0;
 			ret = ARR_PUSH(rb->todo, t);
 			if (ret)
 				return ret;
@@ -206,7 +217,33 @@ static int leaf_items(struct rebuild *rb, const struct extent_buffer *eb, u64 tr
 	return 0;
 }
 
-static int walk_block(struct rebuild *rb, struct extent_buffer *eb, u64 tree)
+/*
+ * In a tree whose deletion was interrupted, the deletion freed whole
+ * subtrees in key order up to drop.key at drop.level; the nodes on the
+ * search path to that key still stand.  For the child at @slot of such a
+ * path node: -1 freed (no reference any more), 0 on the path, 1 intact.
+ */
+static int drop_state(const struct drop_point *drop, const struct extent_buffer *eb,
+		      int slot)
+{
+	struct btrfs_key key;
+
+	btrfs_node_key_to_cpu(eb, &key, slot);
+	if (btrfs_comp_cpu_keys(&key, &drop->key) >= 0)
+		return 1;
+	if (btrfs_eb_level(eb) <= drop->level)
+		return -1;
+	if ((u32)slot + 1 < btrfs_eb_nritems(eb)) {
+		btrfs_node_key_to_cpu(eb, &key, slot + 1);
+		if (btrfs_comp_cpu_keys(&key, &drop->key) <= 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* @drop: the block is on the path of an interrupted deletion (else NULL) */
+static int walk_block(struct rebuild *rb, struct extent_buffer *eb, u64 tree,
+		      const struct drop_point *drop)
 {
 	struct btrfs_header *h = eb_header(eb);
 	struct tb_rec t = {
@@ -227,9 +264,12 @@ static int walk_block(struct rebuild *rb, struct extent_buffer *eb, u64 tree)
 			.level = t.level - 1,
 		};
 		struct edge_rec e = { btrfs_node_blockptr(eb, (int)i), eb->start };
+		int state = drop ? drop_state(drop, eb, (int)i) : 1;
 		struct extent_buffer *child;
 		int err = 0;
 
+		if (state < 0)
+			continue;
 		ret = ARR_PUSH(rb->edges, e);
 		if (ret)
 			return ret;
@@ -241,7 +281,7 @@ static int walk_block(struct rebuild *rb, struct extent_buffer *eb, u64 tree)
 		child = read_tree_block(rb->fs, e.child, &check, &err);
 		if (!child)
 			return err ? err : -EIO;
-		ret = walk_block(rb, child, tree);
+		ret = walk_block(rb, child, tree, state == 0 ? drop : NULL);
 		free_extent_buffer(child);
 		if (ret)
 			return ret;
@@ -249,7 +289,8 @@ static int walk_block(struct rebuild *rb, struct extent_buffer *eb, u64 tree)
 	return 0;
 }
 
-static int walk_root(struct rebuild *rb, u64 objectid, u64 bytenr, u64 gen, int level)
+static int walk_root(struct rebuild *rb, u64 objectid, u64 bytenr, u64 gen, int level,
+		     const struct drop_point *drop)
 {
 	struct tree_block_check check = { .transid = gen, .level = level };
 	struct root_ref_rec r = { bytenr, objectid };
@@ -266,7 +307,7 @@ static int walk_root(struct rebuild *rb, u64 objectid, u64 bytenr, u64 gen, int 
 	eb = read_tree_block(rb->fs, bytenr, &check, &err);
 	if (!eb)
 		return err ? err : -EIO;
-	ret = walk_block(rb, eb, objectid);
+	ret = walk_block(rb, eb, objectid, drop && drop->has ? drop : NULL);
 	free_extent_buffer(eb);
 	return ret;
 }
@@ -278,16 +319,16 @@ static int walk_all(struct rebuild *rb)
 	int ret;
 
 	ret = walk_root(rb, BTRFS_ROOT_TREE_OBJECTID, btrfs_super_root(sb),
-			btrfs_super_generation(sb), btrfs_super_root_level(sb));
+			btrfs_super_generation(sb), btrfs_super_root_level(sb), NULL);
 	if (!ret)
 		ret = walk_root(rb, BTRFS_CHUNK_TREE_OBJECTID, btrfs_super_chunk_root(sb),
 				btrfs_super_chunk_root_generation(sb),
-				btrfs_super_chunk_root_level(sb));
+				btrfs_super_chunk_root_level(sb), NULL);
 	/* the root tree's walk queued every root item */
 	for (i = 0; !ret && i < rb->todo.nr; i++) {
 		struct root_todo t = rb->todo.v[i];
 
-		ret = walk_root(rb, t.objectid, t.bytenr, t.gen, t.level);
+		ret = walk_root(rb, t.objectid, t.bytenr, t.gen, t.level, &t.drop);
 	}
 	return ret;
 }
