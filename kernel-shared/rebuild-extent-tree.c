@@ -3,7 +3,7 @@
  * check --init-extent-tree: a new extent tree from a walk of every tree.
  *
  * Memory grows with the metadata only: a visited set (16 bytes per tree
- * block at most half full), 32 bytes per tree block, 16 per pointer, 48
+ * block at most half full), 56 bytes per tree block, 16 per pointer, 48
  * per file extent item of a distinct leaf, all in flat arrays sorted in
  * place; no per-extent heap nodes.
  */
@@ -29,6 +29,8 @@ struct tb_rec {
 	u64 gen;
 	u8 level;
 	u8 flags;
+	/* without skinny metadata: the first key, for the tree block info */
+	struct btrfs_disk_key first_key;
 };
 
 struct edge_rec {
@@ -252,6 +254,11 @@ static int walk_block(struct rebuild *rb, struct extent_buffer *eb, u64 tree,
 	};
 	u32 i, nr = btrfs_eb_nritems(eb);
 	int ret;
+
+	if (nr && t.level)
+		t.first_key = btrfs_key_ptr_nr(eb, 0)->key;
+	else if (nr)
+		t.first_key = btrfs_item_nr(eb, 0)->key;
 
 	ret = ARR_PUSH(rb->tb, t);
 	if (ret)
@@ -640,11 +647,16 @@ static int insert(struct rebuild *rb, struct btrfs_trans_handle *trans,
 	return ret;
 }
 
-/* the METADATA_ITEM of tree block @t with refs trefs[*pos...] */
+/*
+ * The extent item of tree block @t with refs trefs[*pos...]: a
+ * METADATA_ITEM, or without skinny metadata an EXTENT_ITEM with the tree
+ * block info (first key, level)
+ */
 static int write_tree_block(struct rebuild *rb, struct btrfs_trans_handle *trans,
 			    const struct tb_rec *t, size_t *pos, u8 *buf)
 {
 	struct btrfs_extent_item *ei = (void *)buf;
+	bool skinny = btrfs_fs_incompat(rb->fs, BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA);
 	size_t first = *pos, end = first, i;
 	u32 size = sizeof(*ei), max = max_inline_size(rb->fs);
 	int ret;
@@ -657,6 +669,14 @@ static int write_tree_block(struct rebuild *rb, struct btrfs_trans_handle *trans
 	btrfs_set_extent_generation(ei, t->gen);
 	btrfs_set_extent_flags(ei, BTRFS_EXTENT_FLAG_TREE_BLOCK |
 			       (t->flags & TB_FULL ? BTRFS_BLOCK_FLAG_FULL_BACKREF : 0));
+	if (!skinny) {
+		struct btrfs_tree_block_info *info = (void *)(buf + size);
+
+		memset(info, 0, sizeof(*info));
+		info->key = t->first_key;
+		btrfs_set_tree_block_level(info, t->level);
+		size += sizeof(*info);
+	}
 	for (i = first; i < end && size + sizeof(struct btrfs_extent_inline_ref) <= max; i++) {
 		struct btrfs_extent_inline_ref *iref = (void *)(buf + size);
 
@@ -664,7 +684,11 @@ static int write_tree_block(struct rebuild *rb, struct btrfs_trans_handle *trans
 		btrfs_set_extent_inline_ref_offset(iref, rb->trefs.v[i].value);
 		size += sizeof(*iref);
 	}
-	ret = insert(rb, trans, t->bytenr, BTRFS_METADATA_ITEM_KEY, t->level, buf, size);
+	if (skinny)
+		ret = insert(rb, trans, t->bytenr, BTRFS_METADATA_ITEM_KEY, t->level, buf, size);
+	else
+		ret = insert(rb, trans, t->bytenr, BTRFS_EXTENT_ITEM_KEY, rb->fs->nodesize,
+			     buf, size);
 	/* what did not fit inline: keyed ref items */
 	for (; !ret && i < end; i++)
 		ret = insert(rb, trans, t->bytenr, rb->trefs.v[i].type,
@@ -804,8 +828,6 @@ int btrfs_rebuild_extent_tree(struct btrfs_trans_handle *trans,
 	int ret;
 
 	memset(stats, 0, sizeof(*stats));
-	if (!btrfs_fs_incompat(fs, BTRFS_FEATURE_INCOMPAT_SKINNY_METADATA))
-		return -EOPNOTSUPP;
 	if (btrfs_have_delayed_refs(fs))
 		return -EBUSY;	/* it must come first in the transaction */
 	ret = walk_all(&rb);

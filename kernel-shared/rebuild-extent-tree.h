@@ -6,7 +6,7 @@
  * from the root items (device, filesystem trees with snapshots and reloc
  * trees, csum, quota, uuid, free space, block group, data reloc trees) is
  * walked once, each shared block once, into compact sorted arrays: one
- * record per tree block (32 bytes), per pointer (16 bytes) and per file
+ * record per tree block (56 bytes), per pointer (16 bytes) and per file
  * extent item of a distinct leaf (48 bytes).  From them:
  *
  *  - a tree block whose owner root no longer reaches it (its owner copied
@@ -24,8 +24,10 @@
  * The used-space view is built from the walk before anything is
  * allocated; the old extent tree's blocks are pinned (never reused before
  * the commit) and the new tree is written into new blocks of the caller's
- * transaction, so the disk holds the old tree or the new one.
- * Skinny metadata only (-EOPNOTSUPP otherwise).
+ * transaction, so the disk holds the old tree or the new one.  Tree
+ * blocks get METADATA_ITEMs with skinny metadata, EXTENT_ITEMs with the
+ * tree block info otherwise.  A snapshot whose deletion was interrupted is
+ * walked without the subtrees the deletion freed (drop_progress).
  */
 #ifndef GHEE_REBUILD_EXTENT_TREE_H
 #define GHEE_REBUILD_EXTENT_TREE_H

@@ -126,7 +126,6 @@ static int rebuild_extent(struct repair_ctx *r)
 	ret = btrfs_rebuild_extent_tree(r->trans, &st);
 	if (ret) {
 		fprintf(stderr, "ERROR: rebuilding the extent tree failed: %s\n",
-			ret == -EOPNOTSUPP ? "only filesystems with skinny metadata are supported" :
 			strerror(-ret));
 		return ret;
 	}
