@@ -392,12 +392,17 @@ int btrfs_read_block_groups(struct btrfs_fs_info *fs_info)
 			return ret;
 		}
 		ret = read_bg_item(fs_info, bg);
+		if (ret && fs_info->rebuilding_extent_tree)
+			ret = 0;	/* the rebuild writes every item */
 		if (ret)
 			return ret;
 		/* parity profiles are not written here: never allocate there */
 		if (ml->type & (BTRFS_BLOCK_GROUP_RAID5 | BTRFS_BLOCK_GROUP_RAID6))
 			bg->readonly = true;
 	}
+	/* a rebuild takes the used space from its walk instead */
+	if (fs_info->rebuilding_extent_tree)
+		return 0;
 	return remove_allocated_extents(fs_info);
 }
 
@@ -640,4 +645,48 @@ void btrfs_mark_free_space_tree_dirty(struct btrfs_fs_info *fs_info)
 		ws->bgs[i]->fst_dirty = true;
 		ws->bgs[i]->item_dirty = true;
 	}
+}
+
+/* ---- rebuilding the extent tree (rebuild-extent-tree.c) ---- */
+
+int btrfs_block_groups_reset_for_rebuild(struct btrfs_fs_info *fs_info)
+{
+	struct btrfs_write_state *ws = wstate(fs_info);
+	size_t i;
+	int ret;
+
+	for (i = 0; i < ws->nr_bgs; i++) {
+		struct btrfs_block_group *bg = ws->bgs[i];
+
+		if (bg->free) {
+			free_space_ctl_release(&bg->free->ctl);
+			free(bg->free);
+			bg->free = NULL;
+		}
+		ret = bg_init_free(fs_info, bg, true);
+		if (ret)
+			return ret;
+		bg->used = 0;
+		bg->pinned = 0;
+		bg->item_dirty = true;
+		bg->fst_dirty = true;
+		bg->v1_dirty = true;
+	}
+	return 0;
+}
+
+int btrfs_block_group_take_range(struct btrfs_fs_info *fs_info, u64 start, u64 len,
+				 bool used)
+{
+	struct btrfs_block_group *bg = btrfs_lookup_block_group(fs_info, start);
+	int ret;
+
+	if (!bg || !len || start + len > bg->start + bg->length || start + len < start)
+		return -EUCLEAN;
+	if (!free_space_range_is_free(&bg->free->ctl, start, len))
+		return -EEXIST;
+	ret = bg_free_remove(bg, start, len);
+	if (!ret && used)
+		bg->used += len;
+	return ret;
 }

@@ -101,6 +101,17 @@ int btrfs_recalc_block_group_used(struct btrfs_fs_info *fs_info, int *nr_changed
 /* repair: rewrite every group's free space tree entries and item at commit */
 void btrfs_mark_free_space_tree_dirty(struct btrfs_fs_info *fs_info);
 
+/*
+ * Rebuilding the extent tree: every group's free space becomes its whole
+ * range minus the superblock copies, `used` and pinned 0, everything of it
+ * rewritten at commit; then each extent found is taken out of the free
+ * space (and counted in `used` when @used) -- -EEXIST when some of it is
+ * taken already, -EUCLEAN outside every group.
+ */
+int btrfs_block_groups_reset_for_rebuild(struct btrfs_fs_info *fs_info);
+int btrfs_block_group_take_range(struct btrfs_fs_info *fs_info, u64 start, u64 len,
+				 bool used);
+
 /* the tree that holds block group items */
 struct btrfs_root *btrfs_block_group_root(struct btrfs_fs_info *fs_info);
 

@@ -64,6 +64,13 @@ struct btrfs_fs_info {
 	 * btrfs_enable_writes().
 	 */
 	bool write_metadump;
+	/*
+	 * Repair --init-extent-tree: the extent tree is about to be replaced;
+	 * btrfs_enable_writes() then accepts it unreadable, block group items
+	 * missing and extents overlapping (the rebuild recomputes the used
+	 * space).  Set before btrfs_enable_writes().
+	 */
+	bool rebuilding_extent_tree;
 	/* counters for callers that summarize what went wrong */
 	u64 read_errors;
 	u64 csum_errors;

@@ -473,7 +473,8 @@ int btrfs_enable_writes(struct btrfs_fs_info *fs_info)
 			return -ENODEV;
 		}
 	}
-	if (!fs_info->tree_root.node || !fs_info->extent_root.node ||
+	if (!fs_info->tree_root.node ||
+	    (!fs_info->extent_root.node && !fs_info->rebuilding_extent_tree) ||
 	    !fs_info->chunk_root.node || !fs_info->dev_root.node)
 		return -EUCLEAN;
 	ret = btrfs_write_state_init(fs_info);

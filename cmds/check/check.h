@@ -79,6 +79,8 @@ struct check_options {
 	bool assume_yes;	/* -y / --force: never ask */
 	bool clear_log;
 	int clear_space_cache;	/* 0, or 1 / 2 for v1 / v2 */
+	bool init_csum_tree;	/* rebuilds: repair-rebuild.h */
+	bool init_extent_tree;
 	const char *undo_file;
 	const char *const *devices;
 	int nr_devices;

@@ -42,6 +42,10 @@ static void usage(FILE *out)
 		"  --clear-space-cache v1|v2  drop the v1 space cache / rebuild the\n"
 		"                        free space tree\n"
 		"  --clear-log           drop the log tree (asks unless -y or --force)\n"
+		"  --init-csum-tree      with --repair: recompute every data checksum\n"
+		"                        from the data (a new csum tree)\n"
+		"  --init-extent-tree    with --repair: rebuild the extent tree (back\n"
+		"                        references, block group used) from the trees\n"
 		"  -s, --super N         use superblock mirror N (0, 1 or 2)\n"
 		"  -b, --backup          use the newest valid backup roots\n"
 		"  -r, --tree-root BYTENR  use this tree root block\n"
@@ -66,7 +70,7 @@ static void usage(FILE *out)
 
 enum { OPT_CHUNK_ROOT = 256, OPT_CSUM, OPT_FORMAT, OPT_READONLY, OPT_NOPROGRESS,
        OPT_NOSCAN, OPT_REPAIR, OPT_DRY_RUN, OPT_UNDO, OPT_CLEAR_CACHE,
-       OPT_CLEAR_LOG, OPT_FORCE, OPT_PROGRESS };
+       OPT_CLEAR_LOG, OPT_FORCE, OPT_PROGRESS, OPT_INIT_CSUM, OPT_INIT_EXTENT };
 
 static int parse_u64(const char *s, u64 *v)
 {
@@ -94,6 +98,8 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 		{ "undo", required_argument, NULL, OPT_UNDO },
 		{ "clear-space-cache", required_argument, NULL, OPT_CLEAR_CACHE },
 		{ "clear-log", no_argument, NULL, OPT_CLEAR_LOG },
+		{ "init-csum-tree", no_argument, NULL, OPT_INIT_CSUM },
+		{ "init-extent-tree", no_argument, NULL, OPT_INIT_EXTENT },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "no-progress", no_argument, NULL, OPT_NOPROGRESS },
 		{ "noscan", no_argument, NULL, OPT_NOSCAN },
@@ -145,6 +151,12 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 			break;
 		case OPT_CLEAR_LOG:
 			o->clear_log = true;
+			break;
+		case OPT_INIT_CSUM:
+			o->init_csum_tree = true;
+			break;
+		case OPT_INIT_EXTENT:
+			o->init_extent_tree = true;
 			break;
 		case OPT_FORCE:
 			/* check a read-only mount; with a repair option: never ask */
@@ -518,7 +530,8 @@ int cmd_check(int argc, char **argv)
 		device_list_scan(&devices);
 	opts.devices = devices.paths;
 	opts.nr_devices = devices.nr_paths;
-	if (opts.repair || opts.preen || opts.clear_log || opts.clear_space_cache) {
+	if (opts.repair || opts.preen || opts.clear_log || opts.clear_space_cache ||
+	    opts.init_csum_tree || opts.init_extent_tree) {
 		code = check_repair(&opts);
 	} else {
 		code = refuse_if_mounted(&opts);

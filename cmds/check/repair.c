@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "repair.h"
+#include "repair-rebuild.h"
 #include "array.h"
 #include "json-writer.h"
 #include "cmds/mount-probe.h"
@@ -35,7 +36,11 @@
 
 bool check_repair_options_invalid(const struct check_options *o, bool readonly)
 {
-	bool writes = o->repair || o->preen || o->clear_log || o->clear_space_cache;
+	bool writes = o->repair || o->preen || o->clear_log || o->clear_space_cache ||
+		      repair_rebuild_requested(o);
+
+	if (repair_rebuild_options_invalid(o))
+		return true;
 
 	if (readonly && writes) {
 		fprintf(stderr, "ghee check: --readonly cannot be combined with a repair option\n");
@@ -275,6 +280,7 @@ struct repair_session {
 	int passes;
 	bool wrote;
 	bool write_failed;
+	bool rebuilt;			/* a --init-* rebuild was committed */
 	struct btrfs_fs_info *fs_info;	/* writable, while repairing */
 	struct undo_writer *undo;
 	FILE *out;			/* text report; NULL with JSON */
@@ -480,7 +486,8 @@ static int open_writable(struct repair_session *s)
 		.paths = o->devices,
 		.nr_paths = o->nr_devices,
 		.backup_root = -1,
-		.flags = OPEN_CTREE_WRITES,
+		.flags = OPEN_CTREE_WRITES | repair_rebuild_open_flags(o),
+		.cache_budget = repair_rebuild_cache_budget(o),
 		.reporter = { repair_engine_report, NULL },
 	};
 	struct btrfs_fs_info *fs;
@@ -493,6 +500,11 @@ static int open_writable(struct repair_session *s)
 	fs = open_ctree(&args, &err);
 	if (!fs) {
 		fprintf(stderr, "ERROR: cannot open for writing: %s\n", strerror(-err));
+		return err;
+	}
+	err = repair_rebuild_check_open(fs, o);
+	if (err) {
+		close_ctree(fs);
 		return err;
 	}
 	if (!o->clear_log && btrfs_super_log_root(&fs->super_copy)) {
@@ -569,6 +581,16 @@ static int repair_pass(struct repair_session *s, int phase)
 		run_actions(s, &r, &s->now, phase);
 	else
 		repair_global_options(&r);
+	if (phase < 0 && repair_rebuild_requested(s->opts)) {
+		ret = repair_rebuild_trees(&r);
+		if (ret < 0) {
+			/* a half-built tree is never committed */
+			btrfs_abort_transaction(r.trans, ret);
+			s->write_failed = true;
+			return ret;
+		}
+		s->rebuilt = true;
+	}
 	changed = phase < 0 || pass_changed(&s->now, phase);
 	ret = btrfs_commit_transaction(r.trans);
 	s->passes++;
@@ -609,7 +631,8 @@ static int repair_loop(struct repair_session *s)
 	int attempts[16] = { 0 };
 	int ret, code, phase;
 
-	if (s->opts->clear_log || s->opts->clear_space_cache) {
+	if (s->opts->clear_log || s->opts->clear_space_cache ||
+	    repair_rebuild_requested(s->opts)) {
 		ret = repair_pass(s, -1);
 		if (ret)
 			return ret;
@@ -824,6 +847,8 @@ static int dry_run(struct repair_session *s)
 		fprintf(s->out, "repair plan (dry run, nothing is written):\n");
 	if (o.clear_log || o.clear_space_cache)
 		repair_global_options(&r);
+	if (repair_rebuild_requested(&o))
+		repair_rebuild_trees(&r);
 	run_actions(s, &r, &s->found, -1);
 	release_plan_roots(&r);
 	close_ctree(r.fs_info);
@@ -867,7 +892,8 @@ int check_repair(const struct check_options *opts)
 			print_json(&s, code, false, &s.found);
 		goto out;
 	}
-	if (!s.found.nr && !opts->clear_log && !opts->clear_space_cache) {
+	if (!s.found.nr && !opts->clear_log && !opts->clear_space_cache &&
+	    !repair_rebuild_requested(opts)) {
 		/* nothing to fix: nothing is opened for writing */
 		if (!text)
 			print_json(&s, CHECK_EXIT_CLEAN, false, &s.now);
@@ -905,6 +931,9 @@ int check_repair(const struct check_options *opts)
 		code = s.now.nr ? CHECK_EXIT_ERRORS : CHECK_EXIT_CLEAN;
 		/* "corrected": a finding was fixed (not only a rebuild option) */
 		if (s.wrote && fixed_any(&s))
+			code |= CHECK_EXIT_CORRECTED;
+		/* a rebuild that cleared the first check's findings corrected them */
+		if (s.rebuilt && s.found.nr)
 			code |= CHECK_EXIT_CORRECTED;
 	}
 	if (text) {

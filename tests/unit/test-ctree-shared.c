@@ -21,6 +21,7 @@
 #include "ctree-internal.h"
 #include "transaction.h"
 #include "extent-tree.h"
+#include "rebuild-extent-tree.h"
 
 #define SH_CHECK(cond, ...) do { if (!(cond)) ck_abort_msg(__VA_ARGS__); } while (0)
 
@@ -660,6 +661,24 @@ static void add_file_extents(struct sh *s, struct mtree *m, int nr)
 	}
 }
 
+/*
+ * Every this many commits, the extent tree is thrown away and rebuilt
+ * from the trees (rebuild-extent-tree.c); the references checked after
+ * the next commit (reopened from disk) are then the rebuild's.
+ */
+static int rebuild_every;
+
+static void rebuild_and_verify(struct sh *s)
+{
+	struct btrfs_extent_rebuild_stats st;
+
+	REQUIRE_INT(btrfs_rebuild_extent_tree(s->tfs.trans, &st), ==, 0);
+	if (getenv("GHEE_TEST_VERBOSE"))
+		fprintf(stderr, "rebuilt: %llu blocks %llu full backref %llu data refs\n", (unsigned long long)st.tree_blocks, (unsigned long long)st.full_backref, (unsigned long long)st.data_refs);
+	SH_CHECK(st.tree_blocks && st.data_extents, "the rebuild found nothing");
+	commit_and_verify(s, true);
+}
+
 static void run_shared(u64 seed, int commits, u32 nodesize, unsigned int fs_flags)
 {
 	struct sh s;
@@ -694,6 +713,8 @@ static void run_shared(u64 seed, int commits, u32 nodesize, unsigned int fs_flag
 		for (i = 0; i < nops; i++)
 			step(&s, c < commits / 2);
 		commit_and_verify(&s, c % 5 == 4);
+		if (rebuild_every && c % rebuild_every == rebuild_every - 1)
+			rebuild_and_verify(&s);
 	}
 	/* empty one tree of its random items: merges and shrinks of shared blocks */
 	for (c = 0; s.t[c & 1].nr > 250; c++) {
@@ -725,6 +746,17 @@ END_TEST
 START_TEST(test_shared_seed2) { run_shared(2, 40, 4096, TEST_FS_NO_FST); }
 END_TEST
 START_TEST(test_shared_seed3) { run_shared(0xfeed, 25, 4096, TEST_FS_NOT_SKINNY); }
+END_TEST
+
+/* the same runs with the extent tree rebuilt from scratch now and then */
+START_TEST(test_shared_rebuild)
+{
+	rebuild_every = 4;
+	run_shared(7, 24, 4096, 0);
+	run_shared(8, 16, 4096, TEST_FS_NO_FST);
+	run_shared(9, 16, 4096, TEST_FS_NOT_SKINNY);
+	rebuild_every = 0;
+}
 END_TEST
 
 /* GHEE_TEST_SEEDS=N: N more seeds (for soak runs) */
@@ -816,6 +848,7 @@ Suite *ctree_shared_suite(void)
 	tcase_add_test(tc, test_shared_seed2);
 	tcase_add_test(tc, test_shared_seed3);
 	tcase_add_test(tc, test_shared_more_seeds);
+	tcase_add_test(tc, test_shared_rebuild);
 	suite_add_tcase(s, tc);
 	return s;
 }
