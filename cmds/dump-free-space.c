@@ -338,17 +338,15 @@ static int read_source(struct dfs_ctx *d, enum fs_source src, const struct bg_in
 
 static int hist_bucket(u64 len)
 {
-	int b = 63;
-
-	while (b > 0 && !(len >> b))
-		b--;
-	return b;
+	return len ? 63 - __builtin_clzll(len) : 0;
 }
 
-/* python-btrfs' show_free_space_fragmentation score of one free extent */
-static double extent_score(u64 bg_length, u64 len)
+/*
+ * python-btrfs' show_free_space_fragmentation score of one free extent;
+ * lb is log2 of the group's length
+ */
+static double extent_score(double lb, u64 len)
 {
-	double lb = log2((double)bg_length);
 	double half_width = (lb - 11) / 2, shift = (lb + 11) / 2;
 
 	if (half_width <= 0)
@@ -359,6 +357,7 @@ static double extent_score(u64 bg_length, u64 len)
 static void compute_stats(const struct bg_info *bg, const struct range_list *l,
 			  struct bg_stats *st)
 {
+	double lb = log2((double)bg->length);
 	size_t i;
 
 	memset(st, 0, sizeof(*st));
@@ -370,7 +369,7 @@ static void compute_stats(const struct bg_info *bg, const struct range_list *l,
 		st->nr++;
 		if (len > st->largest)
 			st->largest = len;
-		st->score += extent_score(bg->length, len);
+		st->score += extent_score(lb, len);
 		st->hist.count[b]++;
 		st->hist.bytes[b] += len;
 		st->hist.total_bytes += len;

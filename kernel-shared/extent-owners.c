@@ -452,10 +452,20 @@ int btrfs_walk_block_groups(struct btrfs_fs_info *fs_info, btrfs_bg_fn fn,
 #define NAME_CACHE_SETS		2048
 #define NAME_CACHE_WAYS		4
 
+/*
+ * What is known of one tree block: the trees that reach it, or why they
+ * cannot be found (err, a damaged extent tree or parent), and whether the
+ * block itself could not be read as a leaf (leaf_err).  Failures are
+ * remembered like answers, so the data extents of a leaf the resolver
+ * cannot place do not walk the same damage again one by one; the table is
+ * direct mapped, so what it remembers is bounded.
+ */
 struct root_memo {
 	u64 bytenr;		/* 0: empty */
 	u64 *roots;
 	int nr;
+	int err;		/* -errno: the roots cannot be found */
+	int leaf_err;		/* -errno: the block cannot be read as a leaf */
 };
 
 struct name_entry {
@@ -686,13 +696,21 @@ static int collect_roots(struct btrfs_owner_resolver *r, u64 bytenr, int depth,
 
 	if (depth > 2 * BTRFS_MAX_LEVEL)
 		return -ELOOP;
+	if (m->bytenr == bytenr && m->err)
+		return m->err;
 	if (m->bytenr != bytenr || !m->roots) {
 		ret = roots_from_refs(r, bytenr, depth, &set);
+		free(m->roots);
+		memset(m, 0, sizeof(*m));
 		if (ret) {
 			free(set.v);
+			/* out of memory says nothing about the block */
+			if (ret != -ENOMEM) {
+				m->bytenr = bytenr;
+				m->err = ret;
+			}
 			return ret;
 		}
-		free(m->roots);
 		m->bytenr = bytenr;
 		m->roots = set.v ? set.v : malloc(sizeof(u64));
 		m->nr = (int)set.nr;
@@ -714,6 +732,8 @@ int btrfs_tree_block_roots(struct btrfs_owner_resolver *r, u64 bytenr,
 			   const u64 **roots)
 {
 	struct root_set set = { r->scratch, 0, r->alloc_scratch };
+	const struct root_memo *m = memo_slot(r, bytenr);
+	bool known = m->bytenr == bytenr && m->err;
 	int ret;
 
 	ret = collect_roots(r, bytenr, 0, &set);
@@ -721,10 +741,13 @@ int btrfs_tree_block_roots(struct btrfs_owner_resolver *r, u64 bytenr,
 	r->alloc_scratch = set.alloc;
 	r->nr_scratch = set.nr;
 	if (ret) {
-		r->errors++;
-		btrfs_err(&r->fs_info->reporter,
-			  "tree block %llu: cannot find the trees that reach it: %s",
-			  (unsigned long long)bytenr, strerror(-ret));
+		/* said once per block (while the memo holds it) */
+		if (!known) {
+			r->errors++;
+			btrfs_err(&r->fs_info->reporter,
+				  "tree block %llu: cannot find the trees that reach it: %s",
+				  (unsigned long long)bytenr, strerror(-ret));
+		}
 		return ret;
 	}
 	*roots = r->scratch;
@@ -809,6 +832,10 @@ static int owners_in_leaf(struct btrfs_owner_resolver *r,
 	size_t i;
 	int err = 0, ret = 0;
 
+	struct root_memo *m = memo_slot(r, leaf);
+
+	if (m->bytenr == leaf && m->leaf_err)
+		return 0;	/* said when it first failed */
 	eb = read_tree_block(r->fs_info, leaf, &check, &err);
 	if (!eb) {
 		r->errors++;
@@ -816,6 +843,9 @@ static int owners_in_leaf(struct btrfs_owner_resolver *r,
 			  "data extent %llu: cannot read leaf %llu: %s",
 			  (unsigned long long)d->bytenr, (unsigned long long)leaf,
 			  strerror(err ? -err : EIO));
+		/* the roots of the leaf were just found: its memo entry is there */
+		if (m->bytenr == leaf && err != -ENOMEM)
+			m->leaf_err = err ? err : -EIO;
 		return 0;
 	}
 	nr = btrfs_eb_nritems(eb);

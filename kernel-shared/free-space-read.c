@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <endian.h>
 #include "free-space-read.h"
 #include "block-group.h"
 #include "extent-tree.h"
@@ -74,24 +75,55 @@ int btrfs_bg_super_ranges(struct btrfs_fs_info *fs_info, const struct bg_info *b
 	return btrfs_super_stripe_ranges(fs_info, &tmp, starts, lens, max);
 }
 
-/* the set bits of a bitmap item as ranges, one bit per sector */
+/*
+ * The next bits of a little-endian bitmap from bit on, the first in bit 0
+ * of the result; *valid says how many of them the word holds (at most 64,
+ * none past nbits).
+ */
+static u64 bitmap_word(const u8 *bm, u64 bit, u64 nbits, unsigned int *valid)
+{
+	u64 w = 0, byte = bit / 8, avail = (nbits + 7) / 8 - byte;
+	unsigned int n = 64 - bit % 8;
+
+	memcpy(&w, bm + byte, avail < 8 ? avail : 8);
+	w = le64toh(w) >> (bit % 8);
+	if (nbits - bit < n)
+		n = nbits - bit;
+	if (n < 64)
+		w &= (1ULL << n) - 1;
+	*valid = n;
+	return w;
+}
+
+/*
+ * The set bits of a bitmap item as ranges, one bit per sector.  Runs are
+ * found a word at a time (count trailing zeros of the word or of its
+ * complement): a bitmap item covers 128 MiB in 4 KiB sectors, 32,768 bits.
+ */
 static void add_bitmap_item(struct range_list *out, const u8 *bm, u64 start,
 			    u64 nbits, u32 sectorsize)
 {
-	u64 bit = 0, first;
+	u64 bit = 0, first, w;
+	unsigned int n;
 
 	while (bit < nbits) {
-		if (!bm[bit / 8]) {
-			bit = (bit / 8 + 1) * 8;
+		w = bitmap_word(bm, bit, nbits, &n);
+		if (!w) {
+			bit += n;
 			continue;
 		}
-		if (!(bm[bit / 8] & (1U << (bit % 8)))) {
-			bit++;
-			continue;
-		}
+		bit += (u64)__builtin_ctzll(w);
 		first = bit;
-		while (bit < nbits && (bm[bit / 8] & (1U << (bit % 8))))
-			bit++;
+		while (bit < nbits) {
+			w = ~bitmap_word(bm, bit, nbits, &n);
+			if (n < 64)
+				w &= (1ULL << n) - 1;
+			if (w) {
+				bit += (u64)__builtin_ctzll(w);
+				break;
+			}
+			bit += n;
+		}
 		range_list_add(out, start + first * sectorsize, (bit - first) * sectorsize);
 	}
 }
