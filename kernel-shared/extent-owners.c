@@ -639,6 +639,33 @@ static struct root_memo *memo_slot(struct btrfs_owner_resolver *r, u64 bytenr)
 	return &r->memo[(bytenr / 4096 * 0x9E3779B97F4A7C15ULL >> 40) % ROOT_MEMO_SLOTS];
 }
 
+/*
+ * The trees reaching @parent, found above @bytenr in tree @root_id.  When
+ * they cannot be found (the parent's extent item or an ancestor is
+ * damaged), the search that found the parent in @root_id still proves that
+ * tree reaches it: that one is kept (others sharing the parent may be
+ * missed), and the damage is said once per parent.
+ */
+static int parent_roots(struct btrfs_owner_resolver *r, u64 bytenr, u64 parent,
+			u64 root_id, int depth, struct root_set *set)
+{
+	const struct root_memo *m = memo_slot(r, parent);
+	bool known = m->bytenr == parent && m->err;
+	int ret;
+
+	ret = collect_roots(r, parent, depth + 1, set);
+	if (!ret || ret == -ENOMEM || ret == -ELOOP)
+		return ret;
+	if (!known) {
+		r->errors++;
+		btrfs_err(&r->fs_info->reporter,
+			  "tree block %llu: cannot find the trees that reach it: %s; its children (such as %llu) are counted in tree %llu, which holds it, only",
+			  (unsigned long long)parent, strerror(-ret),
+			  (unsigned long long)bytenr, (unsigned long long)root_id);
+	}
+	return add_unique(&set->v, &set->nr, &set->alloc, root_id);
+}
+
 static int roots_from_refs(struct btrfs_owner_resolver *r, u64 bytenr, int depth,
 			   struct root_set *set)
 {
@@ -675,10 +702,11 @@ static int roots_from_refs(struct btrfs_owner_resolver *r, u64 bytenr, int depth
 		}
 		if (find_parent_in(r, b->root, eb, &parent))
 			continue;	/* not (or no longer) in that tree */
-		if (!parent)
+		if (!parent) {
 			ret = add_unique(&set->v, &set->nr, &set->alloc, b->root);
-		else
-			ret = collect_roots(r, parent, depth + 1, set);
+			continue;
+		}
+		ret = parent_roots(r, bytenr, parent, b->root, depth, set);
 	}
 out:
 	free_extent_buffer(eb);
@@ -882,21 +910,38 @@ int btrfs_data_extent_owners(struct btrfs_owner_resolver *r,
 			     btrfs_owner_fn fn, void *ctx)
 {
 	struct root_set leaves = { 0 };
-	u64 *roots = NULL;
-	size_t i, nr_roots = 0, alloc = 0;
+	u64 *roots = NULL, *found_in = NULL;	/* found_in[i]: tree searched for leaf i */
+	size_t i, j, nr_roots = 0, alloc = 0, alloc_in = 0;
 	const u64 *found;
 	int ret = 0, n;
 
 	for (i = 0; i < d->nr_backrefs && !ret; i++) {
 		const struct btrfs_extent_backref *b = &d->backrefs[i];
+		size_t before = leaves.nr;
 
 		if (b->type == BTRFS_EXTENT_DATA_REF_KEY)
 			ret = leaves_of_keyed_ref(r, d, b, &leaves);
 		else if (b->type == BTRFS_SHARED_DATA_REF_KEY)
 			ret = add_unique(&leaves.v, &leaves.nr, &leaves.alloc, b->parent);
+		if (!ret && ARRAY_RESERVE(found_in, alloc_in, leaves.nr, 8))
+			ret = -ENOMEM;
+		for (j = before; j < leaves.nr && !ret; j++)
+			found_in[j] = b->type == BTRFS_EXTENT_DATA_REF_KEY ? b->root : 0;
 	}
 	for (i = 0; i < leaves.nr && !ret; i++) {
 		n = btrfs_tree_block_roots(r, leaves.v[i], &found);
+		if (n == -ENOMEM) {
+			ret = n;
+			break;
+		}
+		/*
+		 * The trees reaching the leaf cannot be found (said): the tree
+		 * whose search found it still holds it.
+		 */
+		if (n < 0 && found_in[i]) {
+			found = &found_in[i];
+			n = 1;
+		}
 		if (n <= 0)
 			continue;
 		/* the resolver's array changes with the next call */
@@ -909,6 +954,7 @@ int btrfs_data_extent_owners(struct btrfs_owner_resolver *r,
 		ret = owners_in_leaf(r, d, pos, leaves.v[i], roots, nr_roots, fn, ctx);
 	}
 	free(roots);
+	free(found_in);
 	free(leaves.v);
 	return ret;
 }
