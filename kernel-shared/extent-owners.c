@@ -1260,8 +1260,7 @@ int btrfs_subvol_path(struct btrfs_owner_resolver *r, u64 root_id, char *buf,
 
 /* ---- physical to logical ---- */
 
-/* bytes of the chunk each stripe holds on its device */
-static u64 stripe_dev_bytes(const struct map_lookup *ml, int *nr_data)
+u64 btrfs_stripe_dev_bytes(const struct map_lookup *ml, int *nr_data)
 {
 	u64 profile = ml->type & BTRFS_BLOCK_GROUP_PROFILE_MASK;
 	int n = ml->num_stripes;
@@ -1284,8 +1283,8 @@ static u64 stripe_dev_bytes(const struct map_lookup *ml, int *nr_data)
 	return ml->length;
 }
 
-static void stripe_to_logical(const struct map_lookup *ml, int idx, u64 dev_off,
-			      struct btrfs_physical_hit *hit)
+void btrfs_stripe_offset_to_logical(const struct map_lookup *ml, int idx, u64 dev_off,
+				    struct btrfs_physical_hit *hit)
 {
 	u64 profile = ml->type & BTRFS_BLOCK_GROUP_PROFILE_MASK;
 	u64 sl = ml->stripe_len ? ml->stripe_len : BTRFS_STRIPE_LEN;
@@ -1296,7 +1295,7 @@ static void stripe_to_logical(const struct map_lookup *ml, int idx, u64 dev_off,
 	hit->chunk_type = ml->type;
 	hit->stripe = idx;
 	hit->parity = false;
-	stripe_dev_bytes(ml, &nr_data);
+	btrfs_stripe_dev_bytes(ml, &nr_data);
 	switch (profile) {
 	case BTRFS_BLOCK_GROUP_RAID0:
 		hit->logical = ml->logical + (row * n + idx) * sl + in;
@@ -1330,7 +1329,7 @@ int btrfs_physical_to_logical(struct btrfs_fs_info *fs_info, u64 devid,
 
 	for (i = 0; i < map->nr; i++) {
 		const struct map_lookup *ml = map->maps[i];
-		u64 per_dev = stripe_dev_bytes(ml, &nr_data);
+		u64 per_dev = btrfs_stripe_dev_bytes(ml, &nr_data);
 
 		for (s = 0; s < ml->num_stripes; s++) {
 			const struct map_stripe *st = &ml->stripes[s];
@@ -1338,7 +1337,7 @@ int btrfs_physical_to_logical(struct btrfs_fs_info *fs_info, u64 devid,
 			if (st->devid != devid || physical < st->physical ||
 			    physical - st->physical >= per_dev)
 				continue;
-			stripe_to_logical(ml, s, physical - st->physical, hit);
+			btrfs_stripe_offset_to_logical(ml, s, physical - st->physical, hit);
 			return 0;
 		}
 	}
