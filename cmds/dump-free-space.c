@@ -766,6 +766,9 @@ int cmd_dump_free_space(int argc, char **argv)
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	if (inspect_devices(&io, argv, first, argc))
 		return GHEE_EXIT_FAILURE;
+	/* block groups, the free space tree, the v1 cache inodes and the extent tree suffice */
+	io.skip_roots = OPEN_ROOT_DEV | OPEN_ROOT_FS | OPEN_ROOT_CSUM | OPEN_ROOT_QUOTA |
+			OPEN_ROOT_UUID;
 	memset(&d, 0, sizeof(d));
 	d.o = &o;
 	d.fs_info = inspect_open_fs(&io);

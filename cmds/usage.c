@@ -613,6 +613,8 @@ int cmd_usage(int argc, char **argv)
 	}
 	if (inspect_devices(&io, argv, optind, argc))
 		return GHEE_EXIT_FAILURE;
+	/* chunks, block groups, device items and the reserve's trees suffice */
+	io.skip_roots = OPEN_ROOT_DEV | OPEN_ROOT_FS | OPEN_ROOT_QUOTA | OPEN_ROOT_UUID;
 	fs_info = inspect_open_fs(&io);
 	if (!fs_info) {
 		inspect_close(&io, NULL);
