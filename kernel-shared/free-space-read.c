@@ -100,8 +100,8 @@ static u64 bitmap_word(const u8 *bm, u64 bit, u64 nbits, unsigned int *valid)
  * found a word at a time (count trailing zeros of the word or of its
  * complement): a bitmap item covers 128 MiB in 4 KiB sectors, 32,768 bits.
  */
-static void add_bitmap_item(struct range_list *out, const u8 *bm, u64 start,
-			    u64 nbits, u32 sectorsize)
+void btrfs_fst_bitmap_ranges(struct range_list *out, const u8 *bm, u64 start,
+			     u64 nbits, u32 sectorsize)
 {
 	u64 bit = 0, first, w;
 	unsigned int n;
@@ -155,7 +155,7 @@ static int fst_item(struct btrfs_fs_info *fs_info, const struct bg_info *bg,
 			 (unsigned long long)((nbits + 7) / 8));
 		return -EUCLEAN;
 	}
-	add_bitmap_item(out, btrfs_item_ptr(leaf, slot, const u8), key->objectid, nbits, ss);
+	btrfs_fst_bitmap_ranges(out, btrfs_item_ptr(leaf, slot, const u8), key->objectid, nbits, ss);
 	return 0;
 }
 
