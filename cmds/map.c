@@ -778,6 +778,8 @@ static struct btrfs_fs_info *open_fs(struct map_opts *o)
 	args.nr_paths = o->devices.nr_paths;
 	args.backup_root = -1;
 	args.flags = OPEN_CTREE_PARTIAL;
+	/* block groups, extents and device extents: no file trees needed */
+	args.skip_roots = OPEN_ROOT_FS | OPEN_ROOT_CSUM | OPEN_ROOT_QUOTA | OPEN_ROOT_UUID;
 	args.cache_budget = 16U << 20;
 	args.reporter.report = report_to_stderr;
 	args.reporter.ctx = &o->reported_errors;
