@@ -47,10 +47,15 @@
 # the device when it opens it and again when it closes it, dropping the
 # image's pages from the page cache, so every progs run reads its blocks
 # from the disk again (and leaves a cold cache behind).  ghee does not:
-# its runs read a warm cache.  That is how each tool behaves for a user,
-# but it favours ghee in wall time; the CPU time (user + system) and the
-# instruction counts are the like-for-like comparison, printed next to
-# it.  Exit: 0 ok, 1 a command failed (or a missed
+# its runs read a warm cache.  That is how each tool behaves for a user.
+# Measured on these images it is not what makes progs slower: with an
+# LD_PRELOAD shim that turns posix_fadvise into a no-op, progs' median
+# was the same or higher (7.4 ms plain, 8.6 ms with the shim and the env
+# exec it needs, CPU 2.4 vs 2.8 ms; ghee 1.2 ms, CPU 1.1 ms); its extra
+# wall time is spent mapping and linking its seven shared libraries
+# (page faults, about a dozen context switches per run), not in reads.
+# Still, the CPU time (user + system) and the instruction counts are the
+# like-for-like comparison, printed next to the wall time.  Exit: 0 ok, 1 a command failed (or a missed
 # target under BENCH_ENFORCE=1), 77 the images cannot be built here.
 
 : "${BENCH_RUNS:=30}"
