@@ -39,7 +39,7 @@
 # dump-super), bitmaps are decoded a word at a time, buckets by count
 # leading zeros, the lane tables with one xor per entry, log2 of the
 # group once, and dump-free-space does not read the roots of the device,
-# fs, csum, quota and uuid trees (11 reads): 0.84 million instructions,
+# fs, csum, quota and uuid trees (11 reads): 0.63 million instructions,
 # progs 1.79 million.  What is left is mostly the exec itself: ghee
 # --version (no work) takes 0.8-0.9 ms here, dump-free-space 1.0-1.4 ms.
 #
