@@ -325,6 +325,9 @@ static struct btrfs_fs_info *open_fs(struct de_opts *o)
 	args.nr_paths = o->devices.nr_paths;
 	args.backup_root = -1;
 	args.flags = OPEN_CTREE_PARTIAL;
+	/* the resolver reads the trees that own extents itself, when asked */
+	args.skip_roots = OPEN_ROOT_DEV | OPEN_ROOT_FS | OPEN_ROOT_CSUM | OPEN_ROOT_QUOTA |
+			  OPEN_ROOT_UUID;
 	/* tree blocks are revisited near each other: a modest cache suffices */
 	args.cache_budget = 24U << 20;
 	args.reporter.report = report_to_stderr;

@@ -344,17 +344,15 @@ static int read_source(struct dfs_ctx *d, enum fs_source src, const struct bg_in
 
 static int hist_bucket(u64 len)
 {
-	int b = 63;
-
-	while (b > 0 && !(len >> b))
-		b--;
-	return b;
+	return len ? 63 - __builtin_clzll(len) : 0;
 }
 
-/* python-btrfs' show_free_space_fragmentation score of one free extent */
-static double extent_score(u64 bg_length, u64 len)
+/*
+ * python-btrfs' show_free_space_fragmentation score of one free extent;
+ * lb is log2 of the group's length
+ */
+static double extent_score(double lb, u64 len)
 {
-	double lb = log2((double)bg_length);
 	double half_width = (lb - 11) / 2, shift = (lb + 11) / 2;
 
 	if (half_width <= 0)
@@ -365,6 +363,7 @@ static double extent_score(u64 bg_length, u64 len)
 static void compute_stats(const struct bg_info *bg, const struct range_list *l,
 			  struct bg_stats *st)
 {
+	double lb = log2((double)bg->length);
 	size_t i;
 
 	memset(st, 0, sizeof(*st));
@@ -376,7 +375,7 @@ static void compute_stats(const struct bg_info *bg, const struct range_list *l,
 		st->nr++;
 		if (len > st->largest)
 			st->largest = len;
-		st->score += extent_score(bg->length, len);
+		st->score += extent_score(lb, len);
 		st->hist.count[b]++;
 		st->hist.bytes[b] += len;
 		st->hist.total_bytes += len;
@@ -773,6 +772,9 @@ int cmd_dump_free_space(int argc, char **argv)
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	if (inspect_devices(&io, argv, first, argc))
 		return GHEE_EXIT_FAILURE;
+	/* block groups, the free space tree, the v1 cache inodes and the extent tree suffice */
+	io.skip_roots = OPEN_ROOT_DEV | OPEN_ROOT_FS | OPEN_ROOT_CSUM | OPEN_ROOT_QUOTA |
+			OPEN_ROOT_UUID;
 	memset(&d, 0, sizeof(d));
 	d.o = &o;
 	d.fs_info = inspect_open_fs(&io);

@@ -65,6 +65,7 @@ struct btrfs_fs_info *inspect_open_fs(struct inspect_open *io)
 	args.nr_paths = io->devices.nr_paths;
 	args.backup_root = -1;
 	args.flags = OPEN_CTREE_PARTIAL;
+	args.skip_roots = io->skip_roots;
 	args.cache_budget = 32U << 20;
 	args.reporter.report = report_to_stderr;
 	args.reporter.ctx = &io->reported_errors;

@@ -16,6 +16,7 @@
 struct inspect_open {
 	struct device_list devices;
 	unsigned int reported_errors;	/* errors the engine reported */
+	unsigned int skip_roots;	/* OPEN_ROOT_*: global roots the command does not use */
 };
 
 /* "--format text|json": 0 text, 1 json, -1 invalid */

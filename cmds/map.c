@@ -25,6 +25,7 @@
 #include "kernel-shared/extent-owners.h"
 #include "kernel-shared/print-tree.h"
 #include "array.h"
+#include "ranges.h"
 
 extern char **environ;
 
@@ -65,6 +66,14 @@ struct map_ctx {
 	u64 merge_gap;
 	struct check_progress progress;
 	int errors;
+	/* --physical: the used logical ranges, merged closer than merge_gap */
+	struct range_list used;
+	u64 pend_start, pend_end;	/* the range being merged */
+	struct range_list parity;	/* one RAID5/6 row's used in-stripe offsets */
+	/* --physical: the used run being merged on one device band */
+	u64 prun_start, prun_end;
+	int prun_top;
+	char prun_col[8];
 };
 
 static void usage(FILE *out)
@@ -496,6 +505,139 @@ static void xml_text(FILE *out, const char *s)
 	}
 }
 
+/* ---- the physical layout ---- */
+
+/* the used logical ranges of the whole filesystem, merged like the runs */
+static int collect_used(void *ctx, const struct btrfs_extent_desc *d)
+{
+	struct map_ctx *m = ctx;
+	u64 start = d->bytenr, end = d->bytenr + d->num_bytes;
+
+	if (m->pend_end && start <= m->pend_end + m->merge_gap) {
+		if (end > m->pend_end)
+			m->pend_end = end;
+		return 0;
+	}
+	if (m->pend_end > m->pend_start)
+		range_list_add(&m->used, m->pend_start, m->pend_end - m->pend_start);
+	m->pend_start = start;
+	m->pend_end = end;
+	return 0;
+}
+
+/* the first used range ending after @pos */
+static size_t first_used_after(const struct range_list *l, u64 pos)
+{
+	size_t lo = 0, hi = l->nr;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (l->r[mid].end <= pos)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static void phys_flush(struct map_ctx *m)
+{
+	if (m->prun_end > m->prun_start)
+		draw_span(m, m->prun_top, m->prun_start, m->prun_end - m->prun_start,
+			  m->prun_col);
+	m->prun_start = m->prun_end = 0;
+}
+
+/* used bytes at device offset [@start, @start + @len) of the current band */
+static void phys_emit(struct map_ctx *m, u64 start, u64 len)
+{
+	if (m->prun_end && start >= m->prun_start && start <= m->prun_end + m->merge_gap) {
+		if (start + len > m->prun_end)
+			m->prun_end = start + len;
+		return;
+	}
+	phys_flush(m);
+	m->prun_start = start;
+	m->prun_end = start + len;
+}
+
+/*
+ * The used parts of logical [@logical, @logical + @len), stored
+ * contiguously from device offset @phys: emitted (@out NULL) or added to
+ * @out as offsets from @logical.
+ */
+static void map_piece(struct map_ctx *m, u64 logical, u64 len, u64 phys,
+		      struct range_list *out)
+{
+	u64 end = logical + len;
+	size_t i;
+
+	for (i = first_used_after(&m->used, logical);
+	     i < m->used.nr && m->used.r[i].start < end; i++) {
+		u64 a = m->used.r[i].start > logical ? m->used.r[i].start : logical;
+		u64 b = m->used.r[i].end < end ? m->used.r[i].end : end;
+
+		if (out)
+			range_list_add(out, a - logical, b - a);
+		else
+			phys_emit(m, phys + (a - logical), b - a);
+	}
+}
+
+/*
+ * The used extents on stripe @idx of chunk @ml, which starts at device
+ * offset @phys: each stripe element where the chunk map puts it (mirrored
+ * profiles hold the chunk in one piece per copy; RAID0/10/5/6 rotate
+ * elements of stripe_len bytes over the devices).  A RAID5/6 parity
+ * element is used where a data element of its row is.
+ */
+static void draw_stripe_used(struct map_ctx *m, const struct map_lookup *ml, int idx,
+			     u64 phys, u64 dev_len)
+{
+	u64 profile = ml->type & BTRFS_BLOCK_GROUP_PROFILE_MASK;
+	u64 sl = ml->stripe_len ? ml->stripe_len : BTRFS_STRIPE_LEN;
+	u64 per_dev, off, len;
+	int nr_data, j;
+	size_t i;
+
+	per_dev = btrfs_stripe_dev_bytes(ml, &nr_data);
+	if (dev_len > per_dev)
+		dev_len = per_dev;
+	if (!(profile & (BTRFS_BLOCK_GROUP_RAID0 | BTRFS_BLOCK_GROUP_RAID10 |
+			 BTRFS_BLOCK_GROUP_RAID5 | BTRFS_BLOCK_GROUP_RAID6))) {
+		map_piece(m, ml->logical, dev_len, phys, NULL);
+		return;
+	}
+	for (off = 0; off < dev_len; off += sl) {
+		struct btrfs_physical_hit hit;
+
+		len = dev_len - off < sl ? dev_len - off : sl;
+		btrfs_stripe_offset_to_logical(ml, idx, off, &hit);
+		if (!hit.parity) {
+			map_piece(m, hit.logical, len, phys + off, NULL);
+			continue;
+		}
+		m->parity.nr = 0;
+		for (j = 0; j < nr_data; j++)
+			map_piece(m, hit.logical + (u64)j * sl, len, 0, &m->parity);
+		range_list_normalize(&m->parity);
+		for (i = 0; i < m->parity.nr; i++)
+			phys_emit(m, phys + off + m->parity.r[i].start,
+				  m->parity.r[i].end - m->parity.r[i].start);
+	}
+}
+
+static int stripe_index(const struct map_lookup *ml, u64 devid, u64 physical)
+{
+	int s;
+
+	for (s = 0; s < ml->num_stripes; s++)
+		if (ml->stripes[s].devid == devid && ml->stripes[s].physical == physical)
+			return s;
+	return -1;
+}
+
 /* one band per device: its device extents where they lie on the device */
 static int draw_physical(struct map_ctx *m)
 {
@@ -524,6 +666,18 @@ static int draw_physical(struct map_ctx *m)
 		rows_total += rows ? rows : 1;
 	}
 	height = (int)row_y(m, rows_total) + 14 * fs_info->num_devices + LEGEND;
+	/* the used extents, merged closer than an eighth of a pixel */
+	m->merge_gap = (u64)(m->bpp / 8);
+	ret = btrfs_walk_extents(fs_info, 0, (u64)-1, collect_used, m);
+	if (ret < 0)
+		m->errors++;
+	if (m->pend_end > m->pend_start)
+		range_list_add(&m->used, m->pend_start, m->pend_end - m->pend_start);
+	range_list_normalize(&m->used);
+	if (m->used.oom || m->parity.oom) {
+		cmd_error("out of memory collecting the used extents");
+		return -ENOMEM;
+	}
 	btrfs_format_uuid(fs_info->fsid, uuid);
 	snprintf(title, sizeof(title), "btrfs %s: %d devices, by physical offset",
 		 uuid, fs_info->num_devices);
@@ -537,8 +691,9 @@ static int draw_physical(struct map_ctx *m)
 			MARGIN, band_top[i] - 3, (unsigned long long)dev->devid);
 		xml_text(m->out, dev->path ? dev->path : "(missing)");
 		fprintf(m->out, " %s</text>\n", sz);
-		fprintf(m->out, "<rect x=\"%d\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"#eeeeee\"/>\n",
-			MARGIN, band_top[i],
+		fprintf(m->out, "<rect class=\"device\" data-devid=\"%llu\" data-bytes-per-pixel=\"%.6f\" "
+			"x=\"%d\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"#eeeeee\"/>\n",
+			(unsigned long long)dev->devid, m->bpp, MARGIN, band_top[i],
 			dev->total_bytes / m->bpp < MAP_WIDTH ? dev->total_bytes / m->bpp :
 			(double)MAP_WIDTH, ROW_HEIGHT);
 	}
@@ -568,16 +723,21 @@ static int draw_physical(struct map_ctx *m)
 		snprintf(extra, sizeof(extra), " devid %llu physical %llu",
 			 (unsigned long long)key.objectid, (unsigned long long)key.offset);
 		{
-			char col[8];
+			const struct map_lookup *ml =
+				chunk_map_lookup(&fs_info->chunk_map, e->bg.start);
+			int idx = ml && ml->logical == e->bg.start ?
+				stripe_index(ml, key.objectid, key.offset) : -1;
 
 			group_begin(m, e, band_top[d], key.offset,
 				    btrfs_dev_extent_length(de), extra);
-			hex(col, used_colour(&e->bg));
-			/* the used share, drawn at the start of the stripe */
-			if (e->bg.used)
-				draw_span(m, band_top[d], key.offset,
-					  (u64)(btrfs_dev_extent_length(de) * fill_of(&e->bg)),
-					  col);
+			/* a device extent no chunk stripe names: check reports it */
+			if (idx >= 0) {
+				hex(m->prun_col, used_colour(&e->bg));
+				m->prun_top = band_top[d];
+				draw_stripe_used(m, ml, idx, key.offset,
+						 btrfs_dev_extent_length(de));
+				phys_flush(m);
+			}
 			fputs("</g>\n", m->out);
 		}
 next:
@@ -624,6 +784,8 @@ static struct btrfs_fs_info *open_fs(struct map_opts *o)
 	args.nr_paths = o->devices.nr_paths;
 	args.backup_root = -1;
 	args.flags = OPEN_CTREE_PARTIAL;
+	/* block groups, extents and device extents: no file trees needed */
+	args.skip_roots = OPEN_ROOT_FS | OPEN_ROOT_CSUM | OPEN_ROOT_QUOTA | OPEN_ROOT_UUID;
 	args.cache_budget = 16U << 20;
 	args.reporter.report = report_to_stderr;
 	args.reporter.ctx = &o->reported_errors;
@@ -654,6 +816,8 @@ int cmd_map(int argc, char **argv)
 		return GHEE_EXIT_FAILURE;
 	}
 	memset(&m, 0, sizeof(m));
+	range_list_init(&m.used);
+	range_list_init(&m.parity);
 	m.o = &o;
 	m.fs_info = fs_info;
 	m.progress.enabled = isatty(STDERR_FILENO);
@@ -678,6 +842,8 @@ int cmd_map(int argc, char **argv)
 	ret = m.errors || o.reported_errors ? GHEE_EXIT_FAILURE : GHEE_EXIT_OK;
 out:
 	free(m.bgs);
+	range_list_release(&m.used);
+	range_list_release(&m.parity);
 	close_ctree(fs_info);
 	device_list_release(&o.devices);
 	return ret;

@@ -42,7 +42,9 @@ struct usage {
 	u64 used_raw;
 	u64 free_est;
 	u64 free_min;
+	u64 free_statfs;
 	bool multiple_profiles;
+	bool mixed;
 };
 
 struct usage_opts {
@@ -151,6 +153,162 @@ static u64 global_reserve(struct btrfs_fs_info *fs_info)
 	return bytes < (512ULL << 20) ? bytes : 512ULL << 20;
 }
 
+/*
+ * The kernel's statfs(2) estimate of the free bytes (f_bavail, what df
+ * prints as available), from what is on disk.  The kernel:
+ *  - takes the free bytes of the data block groups (mixed ones included),
+ *    raw (times each group's copies), and divides by the copies of the
+ *    data profile it lists last (in its order raid10, raid1, dup, raid0,
+ *    single, raid5, raid6, raid1c3, raid1c4);
+ *  - adds what new chunks of the profile it would allocate data in could
+ *    hold in the unallocated space of the present devices (see
+ *    unallocated_for_data()), divided the same way;
+ *  - counts in sectors, rounding down.
+ * It would report 0 when metadata is full (no new metadata chunk could be
+ * allocated since the mount and the free metadata is below the global
+ * reserve plus 4 MiB): "full" is a flag of the running kernel, false after
+ * a fresh mount, so it is taken as false here; so is the read-only state
+ * of a block group (only a running balance or scrub sets it).
+ */
+struct raid_attr {
+	u64 flag;
+	int devs_min;
+	int dev_stripes;
+	int ncopies;
+};
+
+/* in the kernel's raid index order */
+static const struct raid_attr raid_attrs[] = {
+	{ BTRFS_BLOCK_GROUP_RAID10, 2, 1, 2 },
+	{ BTRFS_BLOCK_GROUP_RAID1, 2, 1, 2 },
+	{ BTRFS_BLOCK_GROUP_DUP, 1, 2, 2 },
+	{ BTRFS_BLOCK_GROUP_RAID0, 1, 1, 1 },
+	{ 0, 1, 1, 1 },				/* single */
+	{ BTRFS_BLOCK_GROUP_RAID5, 2, 1, 1 },
+	{ BTRFS_BLOCK_GROUP_RAID6, 3, 1, 1 },
+	{ BTRFS_BLOCK_GROUP_RAID1C3, 3, 1, 3 },
+	{ BTRFS_BLOCK_GROUP_RAID1C4, 4, 1, 4 },
+};
+#define NR_RAID_ATTRS (int)(sizeof(raid_attrs) / sizeof(raid_attrs[0]))
+
+static int raid_index(u64 flags)
+{
+	u64 profile = flags & BTRFS_BLOCK_GROUP_PROFILE_MASK;
+	int i;
+
+	for (i = 0; i < NR_RAID_ATTRS; i++)
+		if (raid_attrs[i].flag == profile)
+			return i;
+	return 4;
+}
+
+/*
+ * The profile new data chunks get: of the data profiles present, those the
+ * present devices allow, the most redundant one first.
+ */
+static int data_alloc_index(const struct usage *u, int nr_devices)
+{
+	static const u64 preference[] = {
+		BTRFS_BLOCK_GROUP_RAID1C4, BTRFS_BLOCK_GROUP_RAID6, BTRFS_BLOCK_GROUP_RAID1C3,
+		BTRFS_BLOCK_GROUP_RAID5, BTRFS_BLOCK_GROUP_RAID10, BTRFS_BLOCK_GROUP_RAID1,
+		BTRFS_BLOCK_GROUP_DUP, BTRFS_BLOCK_GROUP_RAID0,
+	};
+	u64 present = 0;
+	size_t k;
+	int i;
+
+	for (i = 0; i < u->nr; i++) {
+		int r = raid_index(u->p[i].flags);
+
+		if ((u->p[i].flags & BTRFS_BLOCK_GROUP_DATA) &&
+		    nr_devices >= raid_attrs[r].devs_min)
+			present |= raid_attrs[r].flag;
+	}
+	for (k = 0; k < sizeof(preference) / sizeof(preference[0]); k++)
+		if (present & preference[k])
+			return raid_index(preference[k]);
+	return 4;
+}
+
+static int cmp_u64_desc(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/*
+ * Raw bytes new data chunks could take from the unallocated space: each
+ * present device offers its unallocated bytes rounded down to 64 KiB,
+ * less the first MiB (no device with less than that plus one stripe
+ * counts); from the smallest offer up, each step takes that offer from
+ * itself and the next larger ones, as many as the profile's stripes.
+ */
+static u64 unallocated_for_data(const struct btrfs_fs_info *fs_info, int r, int nr_present)
+{
+	u64 avail[GHEE_MAX_DEVICES], min_stripe = (u64)raid_attrs[r].dev_stripes * BTRFS_STRIPE_LEN;
+	u64 total = 0, take;
+	int n = 0, i, j, stripes;
+
+	for (i = 0; i < fs_info->num_devices; i++) {
+		const struct btrfs_device *dev = &fs_info->devices[i];
+		u64 a;
+
+		if (dev->fd < 0 || dev->total_bytes <= dev->bytes_used)
+			continue;
+		a = (dev->total_bytes - dev->bytes_used) / BTRFS_STRIPE_LEN * BTRFS_STRIPE_LEN;
+		if (a <= (1ULL << 20) + min_stripe)
+			continue;
+		avail[n++] = a - (1ULL << 20);
+	}
+	qsort(avail, n, sizeof(avail[0]), cmp_u64_desc);
+	if (raid_attrs[r].flag == BTRFS_BLOCK_GROUP_RAID0)
+		stripes = nr_present;
+	else if (raid_attrs[r].flag == BTRFS_BLOCK_GROUP_RAID10)
+		stripes = 4;
+	else if (raid_attrs[r].flag & (BTRFS_BLOCK_GROUP_RAID1 | BTRFS_BLOCK_GROUP_RAID1C3 |
+				       BTRFS_BLOCK_GROUP_RAID1C4))
+		stripes = raid_attrs[r].ncopies;
+	else
+		stripes = 1;
+	for (i = n - 1; n >= raid_attrs[r].devs_min && i >= 0; i--, n--) {
+		if (stripes > n)
+			stripes = n;
+		if (avail[i] < min_stripe)
+			continue;
+		take = avail[i];
+		total += take * (u64)stripes;
+		for (j = i + 1 - stripes; j <= i; j++)
+			avail[j] -= take;
+	}
+	return total;
+}
+
+static u64 statfs_available(const struct btrfs_fs_info *fs_info, const struct usage *u)
+{
+	u64 free_raw = 0, unalloc;
+	int i, factor = 1, last = -1, nr_present = 0;
+
+	for (i = 0; i < u->nr; i++) {
+		const struct profile_usage *p = &u->p[i];
+		int r = raid_index(p->flags);
+
+		if (!(p->flags & BTRFS_BLOCK_GROUP_DATA))
+			continue;
+		if (p->size > p->used)
+			free_raw += (p->size - p->used) * (u64)raid_attrs[r].ncopies;
+		if (r > last)
+			last = r;
+	}
+	if (last >= 0)
+		factor = raid_attrs[last].ncopies;
+	for (i = 0; i < fs_info->num_devices; i++)
+		if (fs_info->devices[i].fd >= 0)
+			nr_present++;
+	unalloc = unallocated_for_data(fs_info, data_alloc_index(u, nr_present), nr_present);
+	return (free_raw / factor + unalloc / factor) / fs_info->sectorsize * fs_info->sectorsize;
+}
+
 static int compute(struct btrfs_fs_info *fs_info, struct usage *u, unsigned int *errors)
 {
 	const struct chunk_map *map = &fs_info->chunk_map;
@@ -193,6 +351,8 @@ static int compute(struct btrfs_fs_info *fs_info, struct usage *u, unsigned int 
 		int t = p->flags & BTRFS_BLOCK_GROUP_DATA ? 0 :
 			p->flags & BTRFS_BLOCK_GROUP_METADATA ? 1 : 2;
 
+		if ((p->flags & BTRFS_BLOCK_GROUP_DATA) && (p->flags & BTRFS_BLOCK_GROUP_METADATA))
+			u->mixed = true;
 		if (types_seen[t] &&
 		    types_seen[t] != ((p->flags & BTRFS_BLOCK_GROUP_PROFILE_MASK) | (1ULL << 63)))
 			u->multiple_profiles = true;
@@ -221,15 +381,25 @@ static int compute(struct btrfs_fs_info *fs_info, struct usage *u, unsigned int 
 	}
 	u->data_ratio = data_size ? (double)data_raw / (double)data_size : 1;
 	u->meta_ratio = meta_size ? (double)meta_raw / (double)meta_size : 1;
+	u->global_reserve = global_reserve(fs_info);
 	u->free_est = data_size - data_used;
+	/*
+	 * Mixed groups hold the metadata too, and its global reserve comes
+	 * out of the same free space; the metadata ratio is the data one.
+	 */
+	if (u->mixed) {
+		u->free_est = u->free_est > u->global_reserve ? u->free_est - u->global_reserve : 0;
+		u->meta_ratio = u->data_ratio;
+	}
 	u->free_min = u->free_est;
-	if (u->dev_size > u->dev_allocated) {
+	/* less than 16 MiB unallocated in all cannot take a chunk: not counted */
+	if (u->dev_size > u->dev_allocated && u->dev_size - u->dev_allocated >= (16ULL << 20)) {
 		u64 unalloc = u->dev_size - u->dev_allocated;
 
 		u->free_est += (u64)((double)unalloc / u->data_ratio);
 		u->free_min += (u64)((double)unalloc / u->max_ratio);
 	}
-	u->global_reserve = global_reserve(fs_info);
+	u->free_statfs = statfs_available(fs_info, u);
 	return 0;
 }
 
@@ -307,6 +477,7 @@ static void print_text(struct btrfs_fs_info *fs_info, const struct usage *u, boo
 	printf("    Free (estimated):\t\t%*s\t(min: %s)\n", w,
 	       inspect_size(a, sizeof(a), u->free_est, raw),
 	       inspect_size(b, sizeof(b), u->free_min, raw));
+	overall_line("Free (statfs, df):\t\t", w, u->free_statfs, raw);
 	printf("    Data ratio:\t\t\t%*.2f\n", w, u->data_ratio);
 	printf("    Metadata ratio:\t\t%*.2f\n", w, u->meta_ratio);
 	printf("    Global reserve:\t\t%*s\t(used: %s)\n", w,
@@ -350,6 +521,7 @@ static int print_json(struct btrfs_fs_info *fs_info, const struct usage *u)
 	json_kv_u64(&w, "used", u->used_raw);
 	json_kv_u64(&w, "free_estimated", u->free_est);
 	json_kv_u64(&w, "free_estimated_min", u->free_min);
+	json_kv_u64(&w, "free_statfs", u->free_statfs);
 	json_kv_fixed(&w, "data_ratio", (s64)(u->data_ratio * 100 + 0.5), 2);
 	json_kv_fixed(&w, "metadata_ratio", (s64)(u->meta_ratio * 100 + 0.5), 2);
 	json_kv_u64(&w, "global_reserve", u->global_reserve);
@@ -447,6 +619,8 @@ int cmd_usage(int argc, char **argv)
 	}
 	if (inspect_devices(&io, argv, optind, argc))
 		return GHEE_EXIT_FAILURE;
+	/* chunks, block groups, device items and the reserve's trees suffice */
+	io.skip_roots = OPEN_ROOT_DEV | OPEN_ROOT_FS | OPEN_ROOT_QUOTA | OPEN_ROOT_UUID;
 	fs_info = inspect_open_fs(&io);
 	if (!fs_info) {
 		inspect_close(&io, NULL);

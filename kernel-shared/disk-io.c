@@ -838,28 +838,38 @@ static int read_tree_root(struct btrfs_fs_info *fs_info,
 	return fs_info->tree_root.node ? 0 : ret;
 }
 
-static int read_global_roots(struct btrfs_fs_info *fs_info, bool partial)
+static int read_global_roots(struct btrfs_fs_info *fs_info, bool partial,
+			     unsigned int skip)
 {
 	struct {
 		u64 objectid;
 		struct btrfs_root *root;
 		bool required;
+		unsigned int bit;	/* OPEN_ROOT_*, 0: always read */
 	} roots[] = {
-		{ BTRFS_EXTENT_TREE_OBJECTID, &fs_info->extent_root, true },
-		{ BTRFS_DEV_TREE_OBJECTID, &fs_info->dev_root, true },
-		{ BTRFS_FS_TREE_OBJECTID, &fs_info->fs_root, true },
-		{ BTRFS_CSUM_TREE_OBJECTID, &fs_info->csum_root, true },
-		{ BTRFS_QUOTA_TREE_OBJECTID, &fs_info->quota_root, false },
-		{ BTRFS_UUID_TREE_OBJECTID, &fs_info->uuid_root, false },
+		{ BTRFS_EXTENT_TREE_OBJECTID, &fs_info->extent_root, true, 0 },
+		{ BTRFS_DEV_TREE_OBJECTID, &fs_info->dev_root, true, OPEN_ROOT_DEV },
+		{ BTRFS_FS_TREE_OBJECTID, &fs_info->fs_root, true, OPEN_ROOT_FS },
+		{ BTRFS_CSUM_TREE_OBJECTID, &fs_info->csum_root, true, OPEN_ROOT_CSUM },
+		{ BTRFS_QUOTA_TREE_OBJECTID, &fs_info->quota_root, false, OPEN_ROOT_QUOTA },
+		{ BTRFS_UUID_TREE_OBJECTID, &fs_info->uuid_root, false, OPEN_ROOT_UUID },
 		{ BTRFS_FREE_SPACE_TREE_OBJECTID, &fs_info->free_space_root,
-		  btrfs_fs_compat_ro(fs_info, BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE) },
+		  btrfs_fs_compat_ro(fs_info, BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE), 0 },
 		{ BTRFS_BLOCK_GROUP_TREE_OBJECTID, &fs_info->block_group_root,
-		  btrfs_fs_compat_ro(fs_info, BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE) },
+		  btrfs_fs_compat_ro(fs_info, BTRFS_FEATURE_COMPAT_RO_BLOCK_GROUP_TREE), 0 },
 	};
 	size_t i;
 	int ret;
 
 	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		if (roots[i].bit & skip) {
+			/* an empty root, as btrfs_read_root() leaves one it cannot find */
+			memset(roots[i].root, 0, sizeof(*roots[i].root));
+			roots[i].root->fs_info = fs_info;
+			roots[i].root->root_key.objectid = roots[i].objectid;
+			roots[i].root->root_key.type = BTRFS_ROOT_ITEM_KEY;
+			continue;
+		}
 		ret = btrfs_read_root(fs_info, roots[i].objectid, roots[i].root);
 		if (ret == -ENOENT && !roots[i].required)
 			continue;
@@ -943,7 +953,9 @@ struct btrfs_fs_info *open_ctree(const struct open_ctree_args *args, int *err)
 	ret = read_tree_root(fs_info, args);
 	if (ret)
 		goto fail;
-	ret = read_global_roots(fs_info, partial);
+	/* writers need every root */
+	ret = read_global_roots(fs_info, partial,
+				args->flags & OPEN_CTREE_WRITES ? 0 : args->skip_roots);
 done:
 	if (ret)
 		goto fail;

@@ -96,9 +96,20 @@ struct open_ctree_args {
 	u64 chunk_root_bytenr;	/* 0: from the superblock */
 	int backup_root;	/* -1: none; 0..3 use that backup root */
 	unsigned int flags;
+	unsigned int skip_roots;	/* OPEN_ROOT_*: global roots not read */
 	size_t cache_budget;	/* 0: a default */
 	struct btrfs_reporter reporter;
 };
+
+/*
+ * Global roots a command does not need (open_ctree_args.skip_roots): not
+ * read at open (their node stays NULL, nothing is reported about them).
+ */
+#define OPEN_ROOT_DEV		(1U << 0)
+#define OPEN_ROOT_FS		(1U << 1)
+#define OPEN_ROOT_CSUM		(1U << 2)
+#define OPEN_ROOT_QUOTA		(1U << 3)
+#define OPEN_ROOT_UUID		(1U << 4)
 
 /*
  * Open a filesystem.  Returns NULL with *err set when it cannot be opened

@@ -452,10 +452,20 @@ int btrfs_walk_block_groups(struct btrfs_fs_info *fs_info, btrfs_bg_fn fn,
 #define NAME_CACHE_SETS		2048
 #define NAME_CACHE_WAYS		4
 
+/*
+ * What is known of one tree block: the trees that reach it, or why they
+ * cannot be found (err, a damaged extent tree or parent), and whether the
+ * block itself could not be read as a leaf (leaf_err).  Failures are
+ * remembered like answers, so the data extents of a leaf the resolver
+ * cannot place do not walk the same damage again one by one; the table is
+ * direct mapped, so what it remembers is bounded.
+ */
 struct root_memo {
 	u64 bytenr;		/* 0: empty */
 	u64 *roots;
 	int nr;
+	int err;		/* -errno: the roots cannot be found */
+	int leaf_err;		/* -errno: the block cannot be read as a leaf */
 };
 
 struct name_entry {
@@ -629,6 +639,33 @@ static struct root_memo *memo_slot(struct btrfs_owner_resolver *r, u64 bytenr)
 	return &r->memo[(bytenr / 4096 * 0x9E3779B97F4A7C15ULL >> 40) % ROOT_MEMO_SLOTS];
 }
 
+/*
+ * The trees reaching @parent, found above @bytenr in tree @root_id.  When
+ * they cannot be found (the parent's extent item or an ancestor is
+ * damaged), the search that found the parent in @root_id still proves that
+ * tree reaches it: that one is kept (others sharing the parent may be
+ * missed), and the damage is said once per parent.
+ */
+static int parent_roots(struct btrfs_owner_resolver *r, u64 bytenr, u64 parent,
+			u64 root_id, int depth, struct root_set *set)
+{
+	const struct root_memo *m = memo_slot(r, parent);
+	bool known = m->bytenr == parent && m->err;
+	int ret;
+
+	ret = collect_roots(r, parent, depth + 1, set);
+	if (!ret || ret == -ENOMEM || ret == -ELOOP)
+		return ret;
+	if (!known) {
+		r->errors++;
+		btrfs_err(&r->fs_info->reporter,
+			  "tree block %llu: cannot find the trees that reach it: %s; its children (such as %llu) are counted in tree %llu, which holds it, only",
+			  (unsigned long long)parent, strerror(-ret),
+			  (unsigned long long)bytenr, (unsigned long long)root_id);
+	}
+	return add_unique(&set->v, &set->nr, &set->alloc, root_id);
+}
+
 static int roots_from_refs(struct btrfs_owner_resolver *r, u64 bytenr, int depth,
 			   struct root_set *set)
 {
@@ -665,10 +702,11 @@ static int roots_from_refs(struct btrfs_owner_resolver *r, u64 bytenr, int depth
 		}
 		if (find_parent_in(r, b->root, eb, &parent))
 			continue;	/* not (or no longer) in that tree */
-		if (!parent)
+		if (!parent) {
 			ret = add_unique(&set->v, &set->nr, &set->alloc, b->root);
-		else
-			ret = collect_roots(r, parent, depth + 1, set);
+			continue;
+		}
+		ret = parent_roots(r, bytenr, parent, b->root, depth, set);
 	}
 out:
 	free_extent_buffer(eb);
@@ -686,13 +724,21 @@ static int collect_roots(struct btrfs_owner_resolver *r, u64 bytenr, int depth,
 
 	if (depth > 2 * BTRFS_MAX_LEVEL)
 		return -ELOOP;
+	if (m->bytenr == bytenr && m->err)
+		return m->err;
 	if (m->bytenr != bytenr || !m->roots) {
 		ret = roots_from_refs(r, bytenr, depth, &set);
+		free(m->roots);
+		memset(m, 0, sizeof(*m));
 		if (ret) {
 			free(set.v);
+			/* out of memory says nothing about the block */
+			if (ret != -ENOMEM) {
+				m->bytenr = bytenr;
+				m->err = ret;
+			}
 			return ret;
 		}
-		free(m->roots);
 		m->bytenr = bytenr;
 		m->roots = set.v ? set.v : malloc(sizeof(u64));
 		m->nr = (int)set.nr;
@@ -714,6 +760,8 @@ int btrfs_tree_block_roots(struct btrfs_owner_resolver *r, u64 bytenr,
 			   const u64 **roots)
 {
 	struct root_set set = { r->scratch, 0, r->alloc_scratch };
+	const struct root_memo *m = memo_slot(r, bytenr);
+	bool known = m->bytenr == bytenr && m->err;
 	int ret;
 
 	ret = collect_roots(r, bytenr, 0, &set);
@@ -721,10 +769,13 @@ int btrfs_tree_block_roots(struct btrfs_owner_resolver *r, u64 bytenr,
 	r->alloc_scratch = set.alloc;
 	r->nr_scratch = set.nr;
 	if (ret) {
-		r->errors++;
-		btrfs_err(&r->fs_info->reporter,
-			  "tree block %llu: cannot find the trees that reach it: %s",
-			  (unsigned long long)bytenr, strerror(-ret));
+		/* said once per block (while the memo holds it) */
+		if (!known) {
+			r->errors++;
+			btrfs_err(&r->fs_info->reporter,
+				  "tree block %llu: cannot find the trees that reach it: %s",
+				  (unsigned long long)bytenr, strerror(-ret));
+		}
 		return ret;
 	}
 	*roots = r->scratch;
@@ -809,6 +860,10 @@ static int owners_in_leaf(struct btrfs_owner_resolver *r,
 	size_t i;
 	int err = 0, ret = 0;
 
+	struct root_memo *m = memo_slot(r, leaf);
+
+	if (m->bytenr == leaf && m->leaf_err)
+		return 0;	/* said when it first failed */
 	eb = read_tree_block(r->fs_info, leaf, &check, &err);
 	if (!eb) {
 		r->errors++;
@@ -816,6 +871,9 @@ static int owners_in_leaf(struct btrfs_owner_resolver *r,
 			  "data extent %llu: cannot read leaf %llu: %s",
 			  (unsigned long long)d->bytenr, (unsigned long long)leaf,
 			  strerror(err ? -err : EIO));
+		/* the roots of the leaf were just found: its memo entry is there */
+		if (m->bytenr == leaf && err != -ENOMEM)
+			m->leaf_err = err ? err : -EIO;
 		return 0;
 	}
 	nr = btrfs_eb_nritems(eb);
@@ -852,21 +910,38 @@ int btrfs_data_extent_owners(struct btrfs_owner_resolver *r,
 			     btrfs_owner_fn fn, void *ctx)
 {
 	struct root_set leaves = { 0 };
-	u64 *roots = NULL;
-	size_t i, nr_roots = 0, alloc = 0;
+	u64 *roots = NULL, *found_in = NULL;	/* found_in[i]: tree searched for leaf i */
+	size_t i, j, nr_roots = 0, alloc = 0, alloc_in = 0;
 	const u64 *found;
 	int ret = 0, n;
 
 	for (i = 0; i < d->nr_backrefs && !ret; i++) {
 		const struct btrfs_extent_backref *b = &d->backrefs[i];
+		size_t before = leaves.nr;
 
 		if (b->type == BTRFS_EXTENT_DATA_REF_KEY)
 			ret = leaves_of_keyed_ref(r, d, b, &leaves);
 		else if (b->type == BTRFS_SHARED_DATA_REF_KEY)
 			ret = add_unique(&leaves.v, &leaves.nr, &leaves.alloc, b->parent);
+		if (!ret && ARRAY_RESERVE(found_in, alloc_in, leaves.nr, 8))
+			ret = -ENOMEM;
+		for (j = before; j < leaves.nr && !ret; j++)
+			found_in[j] = b->type == BTRFS_EXTENT_DATA_REF_KEY ? b->root : 0;
 	}
 	for (i = 0; i < leaves.nr && !ret; i++) {
 		n = btrfs_tree_block_roots(r, leaves.v[i], &found);
+		if (n == -ENOMEM) {
+			ret = n;
+			break;
+		}
+		/*
+		 * The trees reaching the leaf cannot be found (said): the tree
+		 * whose search found it still holds it.
+		 */
+		if (n < 0 && found_in[i]) {
+			found = &found_in[i];
+			n = 1;
+		}
 		if (n <= 0)
 			continue;
 		/* the resolver's array changes with the next call */
@@ -879,6 +954,7 @@ int btrfs_data_extent_owners(struct btrfs_owner_resolver *r,
 		ret = owners_in_leaf(r, d, pos, leaves.v[i], roots, nr_roots, fn, ctx);
 	}
 	free(roots);
+	free(found_in);
 	free(leaves.v);
 	return ret;
 }
@@ -1184,8 +1260,7 @@ int btrfs_subvol_path(struct btrfs_owner_resolver *r, u64 root_id, char *buf,
 
 /* ---- physical to logical ---- */
 
-/* bytes of the chunk each stripe holds on its device */
-static u64 stripe_dev_bytes(const struct map_lookup *ml, int *nr_data)
+u64 btrfs_stripe_dev_bytes(const struct map_lookup *ml, int *nr_data)
 {
 	u64 profile = ml->type & BTRFS_BLOCK_GROUP_PROFILE_MASK;
 	int n = ml->num_stripes;
@@ -1208,8 +1283,8 @@ static u64 stripe_dev_bytes(const struct map_lookup *ml, int *nr_data)
 	return ml->length;
 }
 
-static void stripe_to_logical(const struct map_lookup *ml, int idx, u64 dev_off,
-			      struct btrfs_physical_hit *hit)
+void btrfs_stripe_offset_to_logical(const struct map_lookup *ml, int idx, u64 dev_off,
+				    struct btrfs_physical_hit *hit)
 {
 	u64 profile = ml->type & BTRFS_BLOCK_GROUP_PROFILE_MASK;
 	u64 sl = ml->stripe_len ? ml->stripe_len : BTRFS_STRIPE_LEN;
@@ -1220,7 +1295,7 @@ static void stripe_to_logical(const struct map_lookup *ml, int idx, u64 dev_off,
 	hit->chunk_type = ml->type;
 	hit->stripe = idx;
 	hit->parity = false;
-	stripe_dev_bytes(ml, &nr_data);
+	btrfs_stripe_dev_bytes(ml, &nr_data);
 	switch (profile) {
 	case BTRFS_BLOCK_GROUP_RAID0:
 		hit->logical = ml->logical + (row * n + idx) * sl + in;
@@ -1254,7 +1329,7 @@ int btrfs_physical_to_logical(struct btrfs_fs_info *fs_info, u64 devid,
 
 	for (i = 0; i < map->nr; i++) {
 		const struct map_lookup *ml = map->maps[i];
-		u64 per_dev = stripe_dev_bytes(ml, &nr_data);
+		u64 per_dev = btrfs_stripe_dev_bytes(ml, &nr_data);
 
 		for (s = 0; s < ml->num_stripes; s++) {
 			const struct map_stripe *st = &ml->stripes[s];
@@ -1262,7 +1337,7 @@ int btrfs_physical_to_logical(struct btrfs_fs_info *fs_info, u64 devid,
 			if (st->devid != devid || physical < st->physical ||
 			    physical - st->physical >= per_dev)
 				continue;
-			stripe_to_logical(ml, s, physical - st->physical, hit);
+			btrfs_stripe_offset_to_logical(ml, s, physical - st->physical, hit);
 			return 0;
 		}
 	}

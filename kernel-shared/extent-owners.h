@@ -151,6 +151,18 @@ struct btrfs_physical_hit {
 	u64 logical;
 };
 
+struct map_lookup;
+/*
+ * Bytes of the chunk each stripe holds on its device; *nr_data: the data
+ * stripes of one full stripe (1 for the mirrored profiles)
+ */
+u64 btrfs_stripe_dev_bytes(const struct map_lookup *ml, int *nr_data);
+/*
+ * What byte @dev_off of stripe @idx of the chunk holds: the logical address
+ * it stores, or for RAID5/6 parity the start of its full stripe
+ */
+void btrfs_stripe_offset_to_logical(const struct map_lookup *ml, int idx, u64 dev_off,
+				    struct btrfs_physical_hit *hit);
 /* -ENOENT when no chunk stripe on @devid covers @physical */
 int btrfs_physical_to_logical(struct btrfs_fs_info *fs_info, u64 devid,
 			      u64 physical, struct btrfs_physical_hit *hit);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <endian.h>
 #include "free-space-read.h"
 #include "block-group.h"
 #include "extent-tree.h"
@@ -74,26 +75,60 @@ int btrfs_bg_super_ranges(struct btrfs_fs_info *fs_info, const struct bg_info *b
 	return btrfs_super_stripe_ranges(fs_info, &tmp, starts, lens, max);
 }
 
-/* the set bits of a bitmap item as ranges, one bit per sector */
-static void add_bitmap_item(struct range_list *out, const u8 *bm, u64 start,
-			    u64 nbits, u32 sectorsize)
+/* word @k of a little-endian bitmap of @nbits bits, bits past the end clear */
+static u64 bitmap_word(const u8 *bm, u64 k, u64 nbits)
 {
-	u64 bit = 0, first;
+	u64 w = 0, byte = k * 8, avail = (nbits + 7) / 8 - byte;
 
-	while (bit < nbits) {
-		if (!bm[bit / 8]) {
-			bit = (bit / 8 + 1) * 8;
-			continue;
+	memcpy(&w, bm + byte, avail < 8 ? avail : 8);
+	w = le64toh(w);
+	if (nbits - k * 64 < 64)
+		w &= (1ULL << (nbits - k * 64)) - 1;
+	return w;
+}
+
+/*
+ * The set bits of a bitmap item as ranges, one bit per sector.  Runs are
+ * found a word at a time (count trailing zeros of the word, and of the
+ * word with the bits below the run set, complemented); a run that reaches
+ * the end of a word goes on in the next.  A bitmap item covers 128 MiB in
+ * 4 KiB sectors: 32,768 bits, 512 words.
+ */
+void btrfs_fst_bitmap_ranges(struct range_list *out, const u8 *bm, u64 start,
+			     u64 nbits, u32 sectorsize)
+{
+	u64 k, w, base, first = 0, ones;
+	bool in_run = false;
+	unsigned int s, e;
+
+	for (k = 0; k * 64 < nbits; k++) {
+		w = bitmap_word(bm, k, nbits);
+		base = k * 64;
+		if (in_run) {
+			if (w == ~0ULL)
+				continue;
+			e = (unsigned int)__builtin_ctzll(~w);
+			range_list_add(out, start + first * sectorsize,
+				       (base + e - first) * sectorsize);
+			in_run = false;
+			w &= ~0ULL << e;
 		}
-		if (!(bm[bit / 8] & (1U << (bit % 8)))) {
-			bit++;
-			continue;
+		while (w) {
+			s = (unsigned int)__builtin_ctzll(w);
+			ones = w | ((1ULL << s) - 1);
+			if (ones == ~0ULL) {
+				in_run = true;
+				first = base + s;
+				break;
+			}
+			e = (unsigned int)__builtin_ctzll(~ones);
+			range_list_add(out, start + (base + s) * sectorsize,
+				       (u64)(e - s) * sectorsize);
+			w &= ~0ULL << e;
 		}
-		first = bit;
-		while (bit < nbits && (bm[bit / 8] & (1U << (bit % 8))))
-			bit++;
-		range_list_add(out, start + first * sectorsize, (bit - first) * sectorsize);
 	}
+	if (in_run)
+		range_list_add(out, start + first * sectorsize, (nbits - first) * sectorsize);
 }
 
 /* one FREE_SPACE_EXTENT or _BITMAP item of the group; 0 or -EUCLEAN */
@@ -123,7 +158,7 @@ static int fst_item(struct btrfs_fs_info *fs_info, const struct bg_info *bg,
 			 (unsigned long long)((nbits + 7) / 8));
 		return -EUCLEAN;
 	}
-	add_bitmap_item(out, btrfs_item_ptr(leaf, slot, const u8), key->objectid, nbits, ss);
+	btrfs_fst_bitmap_ranges(out, btrfs_item_ptr(leaf, slot, const u8), key->objectid, nbits, ss);
 	return 0;
 }
 

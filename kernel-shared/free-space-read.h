@@ -92,6 +92,14 @@ struct btrfs_v1_cache_header {
 	u64 bitmaps;
 };
 
+/*
+ * The set bits of a free space tree bitmap (@nbits bits, little-endian, one
+ * per sector from @start) appended to @out as byte ranges; bits past
+ * @nbits in the last byte are ignored.
+ */
+void btrfs_fst_bitmap_ranges(struct range_list *out, const u8 *bm, u64 start,
+			     u64 nbits, u32 sectorsize);
+
 /* the FREE_SPACE header item of the group at @bg_start: 0, -ENOENT, <0 */
 int btrfs_v1_cache_find_header(struct btrfs_fs_info *fs_info, u64 bg_start,
 			       struct btrfs_v1_cache_header *h);

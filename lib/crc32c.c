@@ -121,30 +121,39 @@ static uint32_t crc32c_zeros(uint32_t crc, size_t len)
 	return (uint32_t)crc64;
 }
 
-static void crc32c_build_shift(struct crc32c_shift *sh, size_t len)
+/*
+ * Entry i of byte table k is the xor of the shifted single bits set in i:
+ * built from the entry without i's lowest bit, one xor per entry.
+ */
+static void crc32c_fill_shift(struct crc32c_shift *sh, const uint32_t bit[32])
 {
-	uint32_t bit[32];
-	int i, k, b;
+	int i, k;
 
-	for (i = 0; i < 32; i++)
-		bit[i] = crc32c_zeros(1U << i, len);
 	for (k = 0; k < 4; k++) {
-		for (i = 0; i < 256; i++) {
-			uint32_t v = 0;
-
-			for (b = 0; b < 8; b++) {
-				if (i & (1 << b))
-					v ^= bit[8 * k + b];
-			}
-			sh->t[k][i] = v;
-		}
+		sh->t[k][0] = 0;
+		for (i = 1; i < 256; i++)
+			sh->t[k][i] = sh->t[k][i & (i - 1)] ^ bit[8 * k + __builtin_ctz(i)];
 	}
 }
 
+static inline uint32_t crc32c_shift(const struct crc32c_shift *sh, uint32_t crc);
+
+/*
+ * Built once per process, cheaply (short commands check a handful of
+ * blocks): the single bits are advanced through CRC32C_LANE zero bytes by
+ * the instruction, and through twice as many by applying that table twice.
+ */
 static void crc32c_build_shifts(void)
 {
-	crc32c_build_shift(&crc32c_shift_lane, CRC32C_LANE);
-	crc32c_build_shift(&crc32c_shift_2lane, 2 * CRC32C_LANE);
+	uint32_t bit[32];
+	int i;
+
+	for (i = 0; i < 32; i++)
+		bit[i] = crc32c_zeros(1U << i, CRC32C_LANE);
+	crc32c_fill_shift(&crc32c_shift_lane, bit);
+	for (i = 0; i < 32; i++)
+		bit[i] = crc32c_shift(&crc32c_shift_lane, bit[i]);
+	crc32c_fill_shift(&crc32c_shift_2lane, bit);
 }
 
 static inline uint32_t crc32c_shift(const struct crc32c_shift *sh, uint32_t crc)

@@ -13,6 +13,8 @@
 #include <string.h>
 #include "suites.h"
 #include "free-space-cache.h"
+#include "free-space-read.h"
+#include "ranges.h"
 
 #define FS_CHECK(cond, ...) do { if (!(cond)) ck_abort_msg(__VA_ARGS__); } while (0)
 
@@ -620,6 +622,67 @@ START_TEST(test_bitmap_conversion)
 }
 END_TEST
 
+/*
+ * The free space tree's bitmap decoder (word at a time) against a bit by
+ * bit model: random lengths (not multiples of 8 or 64), runs of ones and
+ * zeros of random lengths around the word size and far beyond it, and
+ * random garbage in the bits past the end of the last byte.
+ */
+START_TEST(test_fst_bitmap_decode)
+{
+	static u8 bm[40000 / 8 + 8];
+	u64 seed = 0x243f6a8885a308d3ULL + (u64)_i * 0x9e3779b97f4a7c15ULL;
+	struct range_list got, want;
+	u64 nbits, bit, first, i;
+	int round;
+
+	for (round = 0; round < 40; round++) {
+		u64 mean;
+		bool ones = false;
+
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		nbits = 1 + (seed >> 33) % 40000;
+		mean = 1ULL << ((seed >> 20) % 12);
+		memset(bm, 0, sizeof(bm));
+		for (bit = 0; bit < nbits;) {
+			u64 len;
+
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			len = 1 + (seed >> 33) % (2 * mean);
+			for (i = bit; i < bit + len && i < nbits; i++)
+				if (ones)
+					bm[i / 8] |= (u8)(1U << (i % 8));
+			bit += len;
+			ones = !ones;
+		}
+		/* garbage past the end: the decoder must not see it */
+		if (nbits % 8)
+			bm[nbits / 8] |= (u8)(0xffU << (nbits % 8));
+		range_list_init(&got);
+		range_list_init(&want);
+		btrfs_fst_bitmap_ranges(&got, bm, BG_START, nbits, SECTOR);
+		for (bit = 0; bit < nbits;) {
+			if (!(bm[bit / 8] & (1U << (bit % 8)))) {
+				bit++;
+				continue;
+			}
+			first = bit;
+			while (bit < nbits && (bm[bit / 8] & (1U << (bit % 8))))
+				bit++;
+			range_list_add(&want, BG_START + first * SECTOR, (bit - first) * SECTOR);
+		}
+		range_list_normalize(&got);
+		ck_assert_uint_eq(got.nr, want.nr);
+		for (i = 0; i < want.nr; i++) {
+			ck_assert_uint_eq(got.r[i].start, want.r[i].start);
+			ck_assert_uint_eq(got.r[i].end, want.r[i].end);
+		}
+		range_list_release(&got);
+		range_list_release(&want);
+	}
+}
+END_TEST
+
 Suite *free_space_suite(void)
 {
 	Suite *s = suite_create("free_space");
@@ -629,6 +692,7 @@ Suite *free_space_suite(void)
 	tcase_add_test(tc, test_no_relink);
 	tcase_add_test(tc, test_bitmap_conversion);
 	tcase_add_loop_test(tc, test_random_model, 0, 16);
+	tcase_add_loop_test(tc, test_fst_bitmap_decode, 0, 8);
 	suite_add_tcase(s, tc);
 	return s;
 }
