@@ -758,6 +758,7 @@ static int read_archive(struct rootdir_tar *t, const char *path)
 {
 	struct archive *a = archive_read_new();
 	struct archive_entry *e;
+	bool seen = false;
 	int r, ret = 0;
 
 	if (!a)
@@ -768,7 +769,8 @@ static int read_archive(struct rootdir_tar *t, const char *path)
 	r = !strcmp(path, "-") ? archive_read_open_fd(a, STDIN_FILENO, 1 << 16) :
 				  archive_read_open_filename(a, path, 1 << 16);
 	if (r != ARCHIVE_OK) {
-		cmd_error("--rootdir %s: %s", path, archive_error_string(a));
+		cmd_error("--rootdir %s is not a directory nor a tar archive (%s)", path,
+			  archive_error_string(a) ? archive_error_string(a) : "unknown format");
 		ret = -EINVAL;
 	}
 	while (!ret) {
@@ -777,12 +779,18 @@ static int read_archive(struct rootdir_tar *t, const char *path)
 			break;
 		if (r == ARCHIVE_WARN) {
 			cmd_warning("--rootdir %s: %s", path, archive_error_string(a));
+		} else if (r != ARCHIVE_OK && t->nr == 1 && !seen) {
+			cmd_error("--rootdir %s is not a directory nor a tar archive (%s)", path,
+				  archive_error_string(a) ? archive_error_string(a) : "unknown format");
+			ret = -EINVAL;
+			break;
 		} else if (r != ARCHIVE_OK) {
 			cmd_error("--rootdir %s: %s", path, archive_error_string(a) ?
 				  archive_error_string(a) : "not a tar archive");
 			ret = -EINVAL;
 			break;
 		}
+		seen = true;
 		ret = add_entry(t, a, e);
 	}
 	archive_read_free(a);
