@@ -621,8 +621,15 @@ static int add_entry(struct rootdir_tar *t, struct archive *a, struct archive_en
 		cmd_error("tar entry '%s' replaces a directory that has entries", path);
 		return -EINVAL;
 	}
-	if (n->leader != idx)
+	if (n->leader != idx) {
 		t->nodes[n->leader].nlink--;
+	} else if (S_ISREG(n->mode)) {
+		char spool[16];
+
+		/* the data of the replaced entry */
+		spool_name(idx, spool);
+		unlinkat(t->spool_fd, spool, 0);
+	}
 	if (hl) {
 		n->leader = target;
 		t->nodes[target].nlink++;

@@ -25,6 +25,8 @@ tar_tree()
 {
 	make_tree "$1"
 	rm -f "$1/sock"
+	# the times make_tree gave the top directory
+	touch -m -d @1400000000.999999999 "$1" && touch -a -d @1400000000.000000005 "$1"
 }
 
 no_spool_left()
