@@ -538,8 +538,9 @@ static int spool_data(struct rootdir_tar *t, struct archive *a, struct archive_e
 		n->alloc += len;
 	}
 	if (r != ARCHIVE_EOF) {
-		cmd_error("tar entry '%s': %s", path, archive_error_string(a) ?
-			  archive_error_string(a) : "cannot read its data");
+		cmd_error("--rootdir %s: tar entry '%s': %s", t->o->path, path,
+			  archive_error_string(a) ? archive_error_string(a) :
+			  "cannot read its data");
 		ret = -EIO;
 		goto out;
 	}
