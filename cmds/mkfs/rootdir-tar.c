@@ -27,6 +27,7 @@
 #include "config.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -768,9 +769,16 @@ static int read_archive(struct rootdir_tar *t, const char *path)
 	struct archive_entry *e;
 	bool seen = false;
 	int r, ret = 0;
+	/*
+	 * pax names are UTF-8, which libarchive converts to the locale's
+	 * charset: with a UTF-8 one the bytes stay the names the files had
+	 */
+	locale_t utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0), old = 0;
 
 	if (!a)
 		return -ENOMEM;
+	if (utf8)
+		old = uselocale(utf8);
 	archive_read_support_filter_all(a);
 	archive_read_support_format_tar(a);
 	archive_read_support_format_gnutar(a);
@@ -802,6 +810,10 @@ static int read_archive(struct rootdir_tar *t, const char *path)
 		ret = add_entry(t, a, e);
 	}
 	archive_read_free(a);
+	if (utf8) {
+		uselocale(old);
+		freelocale(utf8);
+	}
 	return ret;
 }
 

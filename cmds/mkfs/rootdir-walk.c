@@ -493,27 +493,46 @@ static int walk_dir(struct walk *w, long dir, u64 dir_ino)
 	return ret;
 }
 
-/* hard-linked inodes were inserted with nlink 1: set the names found */
+static int cmp_link_ino(const void *a, const void *b)
+{
+	u64 x = (*(struct rootdir_link *const *)a)->btrfs_ino;
+	u64 y = (*(struct rootdir_link *const *)b)->btrfs_ino;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Hard-linked inodes were inserted with nlink 1: set the names found, in
+ * inode order (the map's slot order follows the host's inode numbers,
+ * which must not decide the order the leaves are changed in).
+ */
 static int fix_link_counts(struct walk *w)
 {
-	size_t i;
-	int ret;
+	struct rootdir_link **todo;
+	size_t i, nr = 0;
+	int ret = 0;
 
+	todo = malloc((w->links.nr ? w->links.nr : 1) * sizeof(*todo));
+	if (!todo)
+		return -ENOMEM;
 	for (i = 0; i < w->links.alloc; i++) {
 		struct rootdir_link *e = &w->links.slots[i];
+
+		if (e->ino && e->found >= 2 && nr < w->links.nr)
+			todo[nr++] = e;
+	}
+	qsort(todo, nr, sizeof(*todo), cmp_link_ino);
+	for (i = 0; !ret && i < nr; i++) {
 		struct btrfs_inode_item item;
 
-		if (!e->ino || e->found < 2)
-			continue;
-		ret = btrfs_read_inode(w->root, e->btrfs_ino, &item);
+		ret = btrfs_read_inode(w->root, todo[i]->btrfs_ino, &item);
 		if (ret)
-			return ret;
-		btrfs_set_inode_nlink(&item, e->found);
-		ret = btrfs_update_inode(*w->trans, w->root, e->btrfs_ino, &item);
-		if (ret)
-			return ret;
+			break;
+		btrfs_set_inode_nlink(&item, todo[i]->found);
+		ret = btrfs_update_inode(*w->trans, w->root, todo[i]->btrfs_ino, &item);
 	}
-	return 0;
+	free(todo);
+	return ret;
 }
 
 /* the top directory's owner, mode, times and xattrs go on inode 256 */
