@@ -112,6 +112,7 @@ struct rootdir_tar {
 	char *spool;		/* the spool directory */
 	int spool_fd;
 	u64 now;
+	bool warned_slash;
 	char *path_buf;		/* sanitized paths */
 	size_t path_alloc;
 };
@@ -589,8 +590,12 @@ static int add_entry(struct rootdir_tar *t, struct archive *a, struct archive_en
 		return -EINVAL;
 	}
 	ret = clean_path(t, path, &stripped);
-	if (!ret && stripped)
-		cmd_warning("tar entry '%s': leading '/' removed, as tar does", path);
+	if (!ret && stripped && !t->warned_slash) {
+		/* once, as tar says it */
+		cmd_warning("--rootdir %s: leading '/' removed from member names (first: '%s')",
+			    t->o->path, path);
+		t->warned_slash = true;
+	}
 	if (!ret && hl) {
 		ret = clean_path(t, hl, &stripped);
 		if (!ret)

@@ -52,7 +52,7 @@ export SOURCE_DATE_EPOCH=1300000000
 new_image "$img" 256M
 out=$("$GHEE" mkfs -q -f --root-owner 7:8 --inode-flags nodatacow:x/y/z \
 	--rootdir "$TEST_TMP/e.tar" "$img" 2>&1) || { echo "$out" >&2; fail "mkfs failed"; }
-echo "$out" | grep -q "leading '/' removed" || fail "no warning about the leading '/': $out"
+echo "$out" | grep -q "leading '/' removed from member names (first: '/abs/file')" || fail "no warning about the leading '/': $out"
 check_all "$img"
 mount_image "$img" "$mnt" ro
 st() { stat -c "$2" "$mnt/$1"; }
