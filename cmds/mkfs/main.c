@@ -45,7 +45,9 @@ static const char usage_text[] =
 "                              sum of all device sizes); creates a missing image file\n"
 "    -K|--nodiscard            do not perform whole device TRIM\n"
 "    -r|--rootdir DIR          copy files from DIR to the top subvolume (one device;\n"
-"                              a missing or too small image file is sized for it)\n"
+"                              a missing or too small image file is sized for it);\n"
+"                              DIR may be a tar archive (any compression) or - for\n"
+"                              a tar archive on stdin\n"
 "    -u|--subvol TYPE:SUBDIR   with --rootdir: SUBDIR (a directory inside DIR)\n"
 "                              becomes a subvolume; TYPE rw (default), ro,\n"
 "                              default or default-ro (at most one default)\n"
@@ -283,6 +285,7 @@ static int make_filesystem(const struct mkfs_params *p)
 	else if (!ret && p->verbosity >= 1)
 		mkfs_print_summary(stdout, p, g, &res);
 	mkfs_close_devices(g, ret != 0);
+	rootdir_tar_free(g->scan.tar);
 	free(g);
 	return ret;
 }

@@ -559,7 +559,8 @@ static int parse_one_iflags(const char *dir, const char *arg, struct mkfs_inode_
 		return -ENOMEM;
 	}
 	sprintf(full, "%s/%s", dir, f->rel);
-	if (lstat(full, &st)) {
+	/* in a tar archive a PATH not found names nothing, like a typo in tar -x */
+	if (!rootdir_is_tar(dir) && lstat(full, &st)) {
 		cmd_error("--inode-flags %s: %s: %m", arg, full);
 		free(full);
 		return -EINVAL;
@@ -612,6 +613,11 @@ static int parse_rootdir(const struct mkfs_raw *raw, struct mkfs_params *p)
 		ret = parse_owner("--root-owner", raw->root_owner, &o->root_owner);
 	o->now_sec = p->now_sec;
 	o->derive_uuids = p->fsid_given;
+	/* a tar archive's paths are known only once it is read */
+	if (!ret && rootdir_is_tar(o->path) && raw->nr_subvols) {
+		cmd_error("--subvol is not supported with a tar archive as --rootdir (unpack it first)");
+		ret = -EINVAL;
+	}
 	if (!ret)
 		ret = parse_subvols(raw, o);
 	if (!ret)

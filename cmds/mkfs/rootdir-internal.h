@@ -28,4 +28,43 @@ int rootdir_set_default_subvol(struct btrfs_trans_handle *trans, u64 id);
 
 #define ROOTDIR_STATX_MASK	(STATX_BASIC_STATS | STATX_BTIME)
 
+/*
+ * Where the walk reads the tree from: the host directory (handles are
+ * directory descriptors) or a tar archive's index (handles are its
+ * directory entries).  @name is an entry of the directory @dir; NULL
+ * names the directory itself.  Errors are reported by the source.
+ */
+struct rootdir_src {
+	void *priv;
+	int (*top)(struct rootdir_src *s, long *dir, struct statx *stx);
+	/* every name of @dir, in any order */
+	int (*list)(struct rootdir_src *s, long dir, const char *path,
+		    int (*add)(void *arg, const char *name), void *arg);
+	int (*stat)(struct rootdir_src *s, long dir, const char *name, const char *path,
+		    struct statx *stx);
+	int (*open_dir)(struct rootdir_src *s, long dir, const char *name, const char *path,
+			long *sub);
+	void (*close_dir)(struct rootdir_src *s, long dir);
+	/* a descriptor to read the data from offset 0 (holes as holes) */
+	int (*open_file)(struct rootdir_src *s, long dir, const char *name, const char *path,
+			 int *fd);
+	void (*close_file)(struct rootdir_src *s, long dir, const char *name, int fd);
+	ssize_t (*readlink)(struct rootdir_src *s, long dir, const char *name,
+			    const char *path, char *buf, size_t len);
+	/* @fd: the open file, or -1 */
+	int (*xattrs)(struct rootdir_src *s, struct btrfs_trans_handle *trans,
+		      struct btrfs_root *root, u64 ino, long dir, const char *name, int fd,
+		      const char *path, u64 *count);
+};
+
+/* rootdir-items.c: one xattr, with the message when it does not fit */
+int rootdir_insert_xattr(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+			 u64 ino, const char *name, const void *val, u32 len, const char *path);
+
+/* read the archive into an index and a data spool; fills @scan */
+int rootdir_tar_read(const struct mkfs_rootdir_opts *o, u32 sectorsize,
+		     struct rootdir_scan *scan);
+/* the walk's source over scan->tar */
+void rootdir_tar_source(struct rootdir_tar *t, struct rootdir_src *src);
+
 #endif

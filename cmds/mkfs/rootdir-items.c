@@ -114,6 +114,17 @@ static int xattr_names(int fd, const char *path, char **list, char ***names, siz
 	return 0;
 }
 
+int rootdir_insert_xattr(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+			 u64 ino, const char *name, const void *val, u32 len, const char *path)
+{
+	int ret = btrfs_insert_xattr_item(trans, root, ino, name, (int)strlen(name), val, len);
+
+	if (ret == -E2BIG || ret == -ENAMETOOLONG)
+		cmd_error("xattr %s of %s (%u bytes) does not fit a tree leaf",
+			  name, path, len);
+	return ret;
+}
+
 static int copy_one_xattr(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 			  u64 ino, int fd, const char *path, const char *name)
 {
@@ -134,11 +145,7 @@ static int copy_one_xattr(struct btrfs_trans_handle *trans, struct btrfs_root *r
 		free(val);
 		return -errno;
 	}
-	ret = btrfs_insert_xattr_item(trans, root, ino, name, (int)strlen(name), val,
-				      (u32)len);
-	if (ret == -E2BIG || ret == -ENAMETOOLONG)
-		cmd_error("xattr %s of %s (%zd bytes) does not fit a tree leaf",
-			  name, path, len);
+	ret = rootdir_insert_xattr(trans, root, ino, name, val, (u32)len, path);
 	free(val);
 	return ret;
 }

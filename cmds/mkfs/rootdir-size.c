@@ -176,6 +176,8 @@ int rootdir_prescan(const struct mkfs_rootdir_opts *o, u32 sectorsize,
 	int fd, ret;
 
 	memset(scan, 0, sizeof(*scan));
+	if (rootdir_is_tar(o->path))
+		return rootdir_tar_read(o, sectorsize, scan);
 	fd = open(o->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;

@@ -41,6 +41,7 @@ struct walk {
 	struct btrfs_root *root;
 	const struct mkfs_rootdir_opts *o;
 	const struct rootdir_image *image;
+	struct rootdir_src src;
 	struct rootdir_data_ctx dc;
 	struct rootdir_links links;
 	struct rootdir_stats *stats;
@@ -119,38 +120,18 @@ static void path_pop(struct walk *w, size_t old)
 	w->path[old] = 0;
 }
 
-static int read_listing(struct walk *w, int dirfd, struct listing *l)
+static int listing_add_cb(void *arg, const char *name)
 {
-	int fd = dup(dirfd);
-	struct dirent *de;
-	DIR *d;
-	int ret = 0;
+	return listing_add(arg, name);
+}
+
+static int read_listing(struct walk *w, long dir, struct listing *l)
+{
+	int ret;
 
 	memset(l, 0, sizeof(*l));
-	if (fd < 0)
-		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -errno;
-	}
-	for (;;) {
-		errno = 0;
-		de = readdir(d);
-		if (!de)
-			break;
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		ret = listing_add(l, de->d_name);
-		if (ret)
-			break;
-	}
-	if (!ret && errno) {
-		ret = -errno;
-		cmd_error("cannot read directory %s: %m", w->path);
-	}
-	closedir(d);
-	if (l->nr)
+	ret = w->src.list(&w->src, dir, w->path, listing_add_cb, l);
+	if (!ret && l->nr)
 		qsort_r(l->off, l->nr, sizeof(u32), cmp_off, l->pool);
 	return ret;
 }
@@ -185,27 +166,18 @@ static int insert_inode(struct walk *w, u64 ino, const struct statx *stx, u64 si
 	return btrfs_insert_inode(*w->trans, w->root, ino, &ip);
 }
 
-static int open_error(struct walk *w, const char *what)
-{
-	int ret = -errno;
-
-	cmd_error("cannot open %s %s: %m", what, w->path);
-	return ret;
-}
-
-static int create_regular(struct walk *w, int dirfd, const char *name, u64 ino,
+static int create_regular(struct walk *w, long dir, const char *name, u64 ino,
 			  const struct statx *stx)
 {
 	struct statx after;
 	u64 nbytes;
 	int fd, ret;
 
-	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NOATIME | O_CLOEXEC);
-	if (fd < 0 && errno == EPERM)
-		fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return open_error(w, "file");
-	ret = rootdir_copy_xattrs(*w->trans, w->root, ino, fd, w->path, &w->stats->xattrs);
+	ret = w->src.open_file(&w->src, dir, name, w->path, &fd);
+	if (ret)
+		return ret;
+	ret = w->src.xattrs(&w->src, *w->trans, w->root, ino, dir, name, fd, w->path,
+			    &w->stats->xattrs);
 	/* nodatacow files have no checksums either, as the kernel keeps them */
 	w->dc.nodatasum = w->cur_flags & (BTRFS_INODE_NODATASUM | BTRFS_INODE_NODATACOW);
 	if (!ret)
@@ -216,7 +188,7 @@ static int create_regular(struct walk *w, int dirfd, const char *name, u64 ino,
 		cmd_error("%s changed size while it was copied", w->path);
 		ret = -ESTALE;
 	}
-	close(fd);
+	w->src.close_file(&w->src, dir, name, fd);
 	/* after the data: nbytes is known only now */
 	if (!ret)
 		ret = insert_inode(w, ino, stx, stx->stx_size, nbytes);
@@ -224,18 +196,15 @@ static int create_regular(struct walk *w, int dirfd, const char *name, u64 ino,
 	return ret;
 }
 
-static int create_symlink(struct walk *w, int dirfd, const char *name, u64 ino,
+static int create_symlink(struct walk *w, long dir, const char *name, u64 ino,
 			  const struct statx *stx)
 {
 	char target[PATH_MAX + 1];
-	ssize_t len = readlinkat(dirfd, name, target, sizeof(target));
+	ssize_t len = w->src.readlink(&w->src, dir, name, w->path, target, sizeof(target));
 	int ret;
 
-	if (len < 0) {
-		ret = -errno;
-		cmd_error("cannot read symlink %s: %m", w->path);
-		return ret;
-	}
+	if (len < 0)
+		return (int)len;
 	if ((size_t)len > w->max_symlink || len >= PATH_MAX) {
 		cmd_error("symlink %s: target of %zd bytes is longer than the %u an inline extent holds",
 			  w->path, len, w->max_symlink);
@@ -243,8 +212,8 @@ static int create_symlink(struct walk *w, int dirfd, const char *name, u64 ino,
 	}
 	ret = insert_inode(w, ino, stx, (u64)len, (u64)len);
 	if (!ret)
-		ret = rootdir_copy_xattrs(*w->trans, w->root, ino, -1, w->path,
-					  &w->stats->xattrs);
+		ret = w->src.xattrs(&w->src, *w->trans, w->root, ino, dir, name, -1, w->path,
+				    &w->stats->xattrs);
 	if (!ret && len)
 		ret = btrfs_insert_inline_extent(*w->trans, w->root, ino, target, (u32)len,
 						 (u64)len, BTRFS_COMPRESS_NONE);
@@ -253,13 +222,14 @@ static int create_symlink(struct walk *w, int dirfd, const char *name, u64 ino,
 }
 
 /* directories, fifos, sockets, devices: inode and xattrs */
-static int create_other(struct walk *w, u64 ino, const struct statx *stx)
+static int create_other(struct walk *w, long dir, const char *name, u64 ino,
+			const struct statx *stx)
 {
 	int ret = insert_inode(w, ino, stx, 0, 0);
 
 	if (!ret)
-		ret = rootdir_copy_xattrs(*w->trans, w->root, ino, -1, w->path,
-					  &w->stats->xattrs);
+		ret = w->src.xattrs(&w->src, *w->trans, w->root, ino, dir, name, -1, w->path,
+				    &w->stats->xattrs);
 	if (S_ISDIR(stx->stx_mode))
 		w->stats->dirs++;
 	else
@@ -267,7 +237,7 @@ static int create_other(struct walk *w, u64 ino, const struct statx *stx)
 	return ret;
 }
 
-static int create_inode(struct walk *w, int dirfd, const char *name, u64 ino,
+static int create_inode(struct walk *w, long dir, const char *name, u64 ino,
 			const struct statx *stx)
 {
 	u32 mode = stx->stx_mode;
@@ -276,12 +246,12 @@ static int create_inode(struct walk *w, int dirfd, const char *name, u64 ino,
 		printf("ADD: %s\n", w->path);
 	w->stats->inodes++;
 	if (S_ISREG(mode))
-		return create_regular(w, dirfd, name, ino, stx);
+		return create_regular(w, dir, name, ino, stx);
 	if (S_ISLNK(mode))
-		return create_symlink(w, dirfd, name, ino, stx);
+		return create_symlink(w, dir, name, ino, stx);
 	if (S_ISDIR(mode) || S_ISFIFO(mode) || S_ISSOCK(mode) || S_ISCHR(mode) ||
 	    S_ISBLK(mode))
-		return create_other(w, ino, stx);
+		return create_other(w, dir, name, ino, stx);
 	cmd_error("%s: unknown file type %o", w->path, mode & S_IFMT);
 	return -EINVAL;
 }
@@ -383,7 +353,7 @@ static int link_entry(struct walk *w, u64 dir_ino, const char *name, u64 index, 
  * tells the caller whether to walk it later, *@flags the --inode-flags it
  * passes on.
  */
-static int add_entry(struct walk *w, int dirfd, u64 dir_ino, const char *name,
+static int add_entry(struct walk *w, long dir, u64 dir_ino, const char *name,
 		     u64 index, u64 *ino_ret, u8 *kind, u64 *flags)
 {
 	struct statx stx;
@@ -391,12 +361,9 @@ static int add_entry(struct walk *w, int dirfd, u64 dir_ino, const char *name,
 	int ret, sv;
 
 	*kind = ENTRY_OTHER;
-	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
-		  ROOTDIR_STATX_MASK, &stx)) {
-		ret = -errno;
-		cmd_error("cannot stat %s: %m", w->path);
+	ret = w->src.stat(&w->src, dir, name, w->path, &stx);
+	if (ret)
 		return ret;
-	}
 	if (w->image->ino && S_ISREG(stx.stx_mode) && stx.stx_ino == w->image->ino &&
 	    stx_dev(&stx) == w->image->dev) {
 		cmd_warning("%s is the image being made: not copied", w->path);
@@ -415,7 +382,7 @@ static int add_entry(struct walk *w, int dirfd, u64 dir_ino, const char *name,
 	}
 	ret = resolve_inode(w, &stx, ino_ret, &is_new);
 	if (!ret && is_new)
-		ret = create_inode(w, dirfd, name, *ino_ret, &stx);
+		ret = create_inode(w, dir, name, *ino_ret, &stx);
 	if (!ret)
 		ret = link_entry(w, dir_ino, name, index, *ino_ret, stx.stx_mode);
 	if (ret)
@@ -440,25 +407,25 @@ static int set_dir_size(struct walk *w, u64 dir_ino, u64 size)
 	return btrfs_update_inode(*w->trans, w->root, dir_ino, &item);
 }
 
-static int walk_dir(struct walk *w, int dirfd, u64 dir_ino);
+static int walk_dir(struct walk *w, long dir, u64 dir_ino);
 
-/* walk the subdirectory @name (inode @ino) of @dirfd */
-static int walk_subdir(struct walk *w, int dirfd, const char *name, u64 ino)
+/* walk the subdirectory @name (inode @ino) of @dir */
+static int walk_subdir(struct walk *w, long dir, const char *name, u64 ino)
 {
-	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	int ret;
+	long sub;
+	int ret = w->src.open_dir(&w->src, dir, name, w->path, &sub);
 
-	if (fd < 0)
-		return open_error(w, "directory");
-	ret = walk_dir(w, fd, ino);
-	close(fd);
+	if (ret)
+		return ret;
+	ret = walk_dir(w, sub, ino);
+	w->src.close_dir(&w->src, sub);
 	return ret;
 }
 
 static int fix_link_counts(struct walk *w);
 
 /* the subvolume @id: its own tree, inode numbers and hard-link map */
-static int walk_subvol(struct walk *w, int dirfd, const char *name, u64 id)
+static int walk_subvol(struct walk *w, long dir, const char *name, u64 id)
 {
 	struct btrfs_root *saved_root = w->root;
 	struct rootdir_links saved_links = w->links;
@@ -470,7 +437,7 @@ static int walk_subvol(struct walk *w, int dirfd, const char *name, u64 id)
 		return -ENOENT;
 	w->next_ino = BTRFS_FIRST_FREE_OBJECTID + 1;
 	rootdir_links_init(&w->links);
-	ret = walk_subdir(w, dirfd, name, BTRFS_FIRST_FREE_OBJECTID);
+	ret = walk_subdir(w, dir, name, BTRFS_FIRST_FREE_OBJECTID);
 	if (!ret)
 		ret = fix_link_counts(w);
 	rootdir_links_free(&w->links);
@@ -480,7 +447,7 @@ static int walk_subvol(struct walk *w, int dirfd, const char *name, u64 id)
 	return ret;
 }
 
-static int walk_dir(struct walk *w, int dirfd, u64 dir_ino)
+static int walk_dir(struct walk *w, long dir, u64 dir_ino)
 {
 	struct listing l;
 	u64 *inos = NULL, *fl = NULL, size = 0, parent_flags = w->dir_flags;
@@ -488,7 +455,7 @@ static int walk_dir(struct walk *w, int dirfd, u64 dir_ino)
 	size_t i, old;
 	int ret;
 
-	ret = read_listing(w, dirfd, &l);
+	ret = read_listing(w, dir, &l);
 	if (!ret && l.nr) {
 		inos = malloc(l.nr * sizeof(*inos));
 		fl = malloc(l.nr * sizeof(*fl));
@@ -499,7 +466,7 @@ static int walk_dir(struct walk *w, int dirfd, u64 dir_ino)
 	for (i = 0; !ret && i < l.nr; i++) {
 		ret = path_push(w, listing_name(&l, i), &old);
 		if (!ret)
-			ret = add_entry(w, dirfd, dir_ino, listing_name(&l, i), i + 2,
+			ret = add_entry(w, dir, dir_ino, listing_name(&l, i), i + 2,
 					&inos[i], &dirs[i], &fl[i]);
 		path_pop(w, old);
 		if (!ret && dirs[i] != ENTRY_SKIPPED)
@@ -513,9 +480,9 @@ static int walk_dir(struct walk *w, int dirfd, u64 dir_ino)
 		ret = path_push(w, listing_name(&l, i), &old);
 		w->dir_flags = fl[i];
 		if (!ret && dirs[i] == ENTRY_SUBVOL)
-			ret = walk_subvol(w, dirfd, listing_name(&l, i), inos[i]);
+			ret = walk_subvol(w, dir, listing_name(&l, i), inos[i]);
 		else if (!ret)
-			ret = walk_subdir(w, dirfd, listing_name(&l, i), inos[i]);
+			ret = walk_subdir(w, dir, listing_name(&l, i), inos[i]);
 		w->dir_flags = parent_flags;
 		path_pop(w, old);
 	}
@@ -526,31 +493,50 @@ static int walk_dir(struct walk *w, int dirfd, u64 dir_ino)
 	return ret;
 }
 
-/* hard-linked inodes were inserted with nlink 1: set the names found */
+static int cmp_link_ino(const void *a, const void *b)
+{
+	u64 x = (*(struct rootdir_link *const *)a)->btrfs_ino;
+	u64 y = (*(struct rootdir_link *const *)b)->btrfs_ino;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Hard-linked inodes were inserted with nlink 1: set the names found, in
+ * inode order (the map's slot order follows the host's inode numbers,
+ * which must not decide the order the leaves are changed in).
+ */
 static int fix_link_counts(struct walk *w)
 {
-	size_t i;
-	int ret;
+	struct rootdir_link **todo;
+	size_t i, nr = 0;
+	int ret = 0;
 
+	todo = malloc((w->links.nr ? w->links.nr : 1) * sizeof(*todo));
+	if (!todo)
+		return -ENOMEM;
 	for (i = 0; i < w->links.alloc; i++) {
 		struct rootdir_link *e = &w->links.slots[i];
+
+		if (e->ino && e->found >= 2 && nr < w->links.nr)
+			todo[nr++] = e;
+	}
+	qsort(todo, nr, sizeof(*todo), cmp_link_ino);
+	for (i = 0; !ret && i < nr; i++) {
 		struct btrfs_inode_item item;
 
-		if (!e->ino || e->found < 2)
-			continue;
-		ret = btrfs_read_inode(w->root, e->btrfs_ino, &item);
+		ret = btrfs_read_inode(w->root, todo[i]->btrfs_ino, &item);
 		if (ret)
-			return ret;
-		btrfs_set_inode_nlink(&item, e->found);
-		ret = btrfs_update_inode(*w->trans, w->root, e->btrfs_ino, &item);
-		if (ret)
-			return ret;
+			break;
+		btrfs_set_inode_nlink(&item, todo[i]->found);
+		ret = btrfs_update_inode(*w->trans, w->root, todo[i]->btrfs_ino, &item);
 	}
-	return 0;
+	free(todo);
+	return ret;
 }
 
 /* the top directory's owner, mode, times and xattrs go on inode 256 */
-static int fill_top(struct walk *w, int fd, const struct statx *stx)
+static int fill_top(struct walk *w, long dir, const struct statx *stx)
 {
 	struct btrfs_inode_params ip;
 	struct btrfs_inode_item item;
@@ -573,8 +559,8 @@ static int fill_top(struct walk *w, int fd, const struct statx *stx)
 	btrfs_set_timespec_nsec(&item.otime, ip.otime.nsec);
 	ret = btrfs_update_inode(*w->trans, w->root, BTRFS_FIRST_FREE_OBJECTID, &item);
 	if (!ret)
-		ret = rootdir_copy_xattrs(*w->trans, w->root, BTRFS_FIRST_FREE_OBJECTID, fd,
-					  w->path, &w->stats->xattrs);
+		ret = w->src.xattrs(&w->src, *w->trans, w->root, BTRFS_FIRST_FREE_OBJECTID,
+				    dir, NULL, -1, w->path, &w->stats->xattrs);
 	return ret;
 }
 
@@ -587,6 +573,159 @@ static void raise_fd_limit(void)
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
+}
+
+/* the host directory as the walk's source: handles are descriptors */
+static int host_top(struct rootdir_src *s, long *dir, struct statx *stx)
+{
+	const char *path = s->priv;
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), ret;
+
+	if (fd < 0) {
+		ret = -errno;
+		cmd_error("cannot open directory %s: %m", path);
+		return ret;
+	}
+	if (statx(fd, "", AT_EMPTY_PATH, ROOTDIR_STATX_MASK, stx)) {
+		ret = -errno;
+		cmd_error("cannot stat %s: %m", path);
+		close(fd);
+		return ret;
+	}
+	*dir = fd;
+	return 0;
+}
+
+static int host_list(struct rootdir_src *s, long dir, const char *path,
+		     int (*add)(void *arg, const char *name), void *arg)
+{
+	int fd = dup((int)dir);
+	struct dirent *de;
+	DIR *d;
+	int ret = 0;
+
+	(void)s;
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
+	for (;;) {
+		errno = 0;
+		de = readdir(d);
+		if (!de)
+			break;
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		ret = add(arg, de->d_name);
+		if (ret)
+			break;
+	}
+	if (!ret && errno) {
+		ret = -errno;
+		cmd_error("cannot read directory %s: %m", path);
+	}
+	closedir(d);
+	return ret;
+}
+
+static int host_stat(struct rootdir_src *s, long dir, const char *name, const char *path,
+		     struct statx *stx)
+{
+	int ret;
+
+	(void)s;
+	if (!statx((int)dir, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, ROOTDIR_STATX_MASK,
+		   stx))
+		return 0;
+	ret = -errno;
+	cmd_error("cannot stat %s: %m", path);
+	return ret;
+}
+
+static int host_open_error(const char *what, const char *path)
+{
+	int ret = -errno;
+
+	cmd_error("cannot open %s %s: %m", what, path);
+	return ret;
+}
+
+static int host_open_dir(struct rootdir_src *s, long dir, const char *name, const char *path,
+			 long *sub)
+{
+	int fd = openat((int)dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	(void)s;
+	if (fd < 0)
+		return host_open_error("directory", path);
+	*sub = fd;
+	return 0;
+}
+
+static void host_close(struct rootdir_src *s, long dir)
+{
+	(void)s;
+	close((int)dir);
+}
+
+static int host_open_file(struct rootdir_src *s, long dir, const char *name,
+			  const char *path, int *fd)
+{
+	(void)s;
+	*fd = openat((int)dir, name, O_RDONLY | O_NOFOLLOW | O_NOATIME | O_CLOEXEC);
+	if (*fd < 0 && errno == EPERM)
+		*fd = openat((int)dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	return *fd < 0 ? host_open_error("file", path) : 0;
+}
+
+static void host_close_file(struct rootdir_src *s, long dir, const char *name, int fd)
+{
+	(void)s;
+	(void)dir;
+	(void)name;
+	close(fd);
+}
+
+static ssize_t host_readlink(struct rootdir_src *s, long dir, const char *name,
+			     const char *path, char *buf, size_t len)
+{
+	ssize_t n = readlinkat((int)dir, name, buf, len);
+	int ret;
+
+	(void)s;
+	if (n >= 0)
+		return n;
+	ret = -errno;
+	cmd_error("cannot read symlink %s: %m", path);
+	return ret;
+}
+
+static int host_xattrs(struct rootdir_src *s, struct btrfs_trans_handle *trans,
+		       struct btrfs_root *root, u64 ino, long dir, const char *name, int fd,
+		       const char *path, u64 *count)
+{
+	(void)s;
+	/* the top directory through its descriptor, others by path */
+	if (fd < 0 && !name)
+		fd = (int)dir;
+	return rootdir_copy_xattrs(trans, root, ino, fd, path, count);
+}
+
+static void host_source(const char *path, struct rootdir_src *src)
+{
+	src->priv = (void *)path;
+	src->top = host_top;
+	src->list = host_list;
+	src->stat = host_stat;
+	src->open_dir = host_open_dir;
+	src->close_dir = host_close;
+	src->open_file = host_open_file;
+	src->close_file = host_close_file;
+	src->readlink = host_readlink;
+	src->xattrs = host_xattrs;
 }
 
 static void init_walk(struct walk *w, struct btrfs_fs_info *fs,
@@ -618,12 +757,20 @@ int rootdir_populate(struct btrfs_fs_info *fs, struct btrfs_trans_handle **trans
 		     const struct rootdir_image *image, int verbosity,
 		     struct rootdir_stats *stats)
 {
+	static const struct rootdir_image no_image = { 0, 0 };
 	struct statx stx;
 	struct walk w;
-	int fd, ret;
+	long top = -1;
+	int ret;
 
 	init_walk(&w, fs, trans, o, verbosity, stats);
 	w.image = image;
+	if (scan->tar) {
+		rootdir_tar_source(scan->tar, &w.src);
+		w.image = &no_image;
+	} else {
+		host_source(o->path, &w.src);
+	}
 	raise_fd_limit();
 	w.dc.buf = malloc(ROOTDIR_READ_BUF);
 	if (!w.dc.buf)
@@ -637,29 +784,24 @@ int rootdir_populate(struct btrfs_fs_info *fs, struct btrfs_trans_handle **trans
 			w.path[--w.path_len] = 0;
 		w.top_len = w.path_len;
 	}
-	fd = open(o->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		cmd_error("cannot open directory %s: %m", o->path);
-	}
-	if (!ret && statx(fd, "", AT_EMPTY_PATH, ROOTDIR_STATX_MASK, &stx))
-		ret = -errno;
+	if (!ret)
+		ret = w.src.top(&w.src, &top, &stx);
 	if (!ret) {
 		w.top_dev = stx_dev(&stx);
 		stats->inodes = 1;
 		stats->dirs = 1;
 		progress_start(&w.progress, "bytes", scan->data_bytes + scan->inline_bytes);
-		ret = fill_top(&w, fd, &stx);
+		ret = fill_top(&w, top, &stx);
 	}
 	if (!ret)
-		ret = walk_dir(&w, fd, BTRFS_FIRST_FREE_OBJECTID);
+		ret = walk_dir(&w, top, BTRFS_FIRST_FREE_OBJECTID);
 	if (!ret)
 		ret = fix_link_counts(&w);
 	if (!ret && stats->default_subvol)
 		ret = rootdir_set_default_subvol(*trans, stats->default_subvol);
 	progress_end(&w.progress);
-	if (fd >= 0)
-		close(fd);
+	if (top >= 0)
+		w.src.close_dir(&w.src, top);
 	rootdir_links_free(&w.links);
 	free(w.path);
 	free(w.dc.buf);

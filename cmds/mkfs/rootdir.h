@@ -27,6 +27,7 @@
 struct btrfs_fs_info;
 struct btrfs_trans_handle;
 struct btrfs_root;
+struct rootdir_tar;
 
 /* kernel limits a copy follows */
 #define ROOTDIR_MAX_EXTENT	(128ULL << 20)	/* BTRFS_MAX_EXTENT_SIZE */
@@ -86,7 +87,13 @@ struct rootdir_scan {
 	u64 inline_bytes;	/* inline file data and symlink targets */
 	u64 xattr_bytes;	/* names and values */
 	u64 xattrs;
+	struct rootdir_tar *tar;	/* tar input: the index read by the scan */
 };
+
+/* rootdir-tar.c: the index and spool of a tar input */
+void rootdir_tar_free(struct rootdir_tar *t);
+/* is @path a tar archive (a regular file or "-")? */
+bool rootdir_is_tar(const char *path);
 
 /* what was written (summary, JSON) */
 struct rootdir_stats {

@@ -33,6 +33,15 @@ def is_minimal(value):
     return tags <= {USER_OBJ, GROUP_OBJ, OTHER}
 
 
+def mask_perms(value):
+    """the mask entry's permissions, None without one"""
+    for i in range((len(value) - 4) // 8):
+        tag, perms = struct.unpack_from("<HH", value, 4 + 8 * i)
+        if tag == MASK:
+            return perms
+    return None
+
+
 def from_text(text):
     """getfacl / star text ('user::rwx,user:bob:r-x:1000,...') -> xattr value"""
     entries = []

@@ -308,6 +308,11 @@ def scan_tar(path, errors):
                 acl = posix_acl.from_text(v)
                 if not posix_acl.is_minimal(acl):
                     xattrs["system.posix_acl_access"] = acl
+                    # setting an access ACL makes the group bits the mask
+                    # (bsdtar records the owning group's bits instead)
+                    mask = posix_acl.mask_perms(acl)
+                    if mask is not None:
+                        e.mode = (e.mode & ~0o070) | (mask << 3)
             elif k == "SCHILY.acl.default":
                 xattrs["system.posix_acl_default"] = posix_acl.from_text(v)
         e.xattrs = xattrs or Entry.NO_XATTRS

@@ -28,7 +28,8 @@
 	X(compression) \
 	X(v1_decode) \
 	X(extent_owners) \
-	X(rootdir)
+	X(rootdir) \
+	X(rootdir_tar)
 
 #define GHEE_DECLARE_SUITE(name) Suite *name##_suite(void);
 GHEE_UNIT_SUITES(GHEE_DECLARE_SUITE)
