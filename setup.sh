@@ -21,6 +21,7 @@ set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 DEPS=(autoconf automake libtool pkg-config gcc make libblkid-dev uuid-dev
       zlib1g-dev libxxhash-dev libsodium-dev check libzstd-dev liblzo2-dev libarchive-dev
+      libacl1-dev liblz4-dev
       btrfs-progs xz-utils clang libclang-rt-14-dev e2fsprogs attr hyperfine
       python3 util-linux acl libcap2-bin time zstd libarchive-tools bzip2
       python3-btrfs python3-jsonschema librsvg2-bin libxml2-utils xfsprogs
