@@ -609,6 +609,9 @@ static void init_walk(struct walk *w, struct btrfs_fs_info *fs,
 	w->dc.max_inline = leaf_inline < ROOTDIR_MAX_INLINE ? leaf_inline : ROOTDIR_MAX_INLINE;
 	w->dc.no_holes = btrfs_fs_incompat(fs, BTRFS_FEATURE_INCOMPAT_NO_HOLES);
 	w->dc.stats = stats;
+	w->dc.compress_type = o->compress_type;
+	w->dc.compress_level = o->compress_level;
+	w->dc.reflink = o->reflink;
 	rootdir_links_init(&w->links);
 	w->progress.enabled = verbosity >= 1 && isatty(STDERR_FILENO);
 }
@@ -662,6 +665,7 @@ int rootdir_populate(struct btrfs_fs_info *fs, struct btrfs_trans_handle **trans
 		close(fd);
 	rootdir_links_free(&w.links);
 	free(w.path);
+	rootdir_data_finish(&w.dc);
 	free(w.dc.buf);
 	return ret;
 }
