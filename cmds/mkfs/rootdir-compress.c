@@ -3,7 +3,9 @@
  * --compress workers.  The data writer cuts a file into pieces of up to
  * 128 KiB (the kernel's compressed extent size) and hands them over in
  * batches; the workers compress the pieces of a batch in any order, each
- * with its own workspace, while the writer reads the next batch.  Only
+ * with its own workspace, while the writer reads the next batch (and
+ * then compresses what is left of the batch it waits for: with one
+ * thread, the writer alone does everything, one after the other).  Only
  * compression runs in the workers: allocation, writes, checksums and
  * items stay in the writer, batch after batch and piece after piece in
  * file order, so the image does not depend on the thread count or on
@@ -164,7 +166,7 @@ int rootdir_cpool_create(u8 type, int level, u32 sectorsize, int threads,
 	pool->level = level;
 	pool->sectorsize = sectorsize;
 	pool->own_ws = btrfs_compress_ws_alloc();
-	pool->threads = calloc((size_t)threads, sizeof(*pool->threads));
+	pool->threads = calloc((size_t)threads + 1, sizeof(*pool->threads));
 	for (i = 0; i < 2; i++) {
 		pool->batch[i].in = malloc((size_t)ROOTDIR_BATCH * BTRFS_MAX_UNCOMPRESSED);
 		pool->batch[i].out = malloc((size_t)ROOTDIR_BATCH * BTRFS_MAX_UNCOMPRESSED);
@@ -173,23 +175,17 @@ int rootdir_cpool_create(u8 type, int level, u32 sectorsize, int threads,
 	}
 	if (!pool->own_ws || !pool->threads)
 		goto nomem;
-	for (i = 0; i < threads; i++) {
+	/* the writer is one of the @threads (it compresses while it waits) */
+	for (i = 0; i < threads - 1; i++) {
 		if (pthread_create(&pool->threads[i], NULL, worker, pool))
 			break;
 		pool->nr_threads++;
 	}
-	if (!pool->nr_threads)
-		goto nomem;
 	*ret = pool;
 	return 0;
 nomem:
 	rootdir_cpool_destroy(pool);
 	return -ENOMEM;
-}
-
-int rootdir_cpool_threads(const struct rootdir_cpool *pool)
-{
-	return pool->nr_threads;
 }
 
 struct rootdir_batch *rootdir_cpool_batch(struct rootdir_cpool *pool, int i)
@@ -221,6 +217,16 @@ void rootdir_cpool_submit(struct rootdir_cpool *pool, struct rootdir_batch *b)
 void rootdir_cpool_wait(struct rootdir_cpool *pool, struct rootdir_batch *b)
 {
 	pthread_mutex_lock(&pool->lock);
+	/* the writer compresses too rather than wait idle */
+	while (b->submitted && b->next < b->nr) {
+		int i = b->next++;
+
+		pthread_mutex_unlock(&pool->lock);
+		compress_piece(pool, pool->own_ws, b, i);
+		pthread_mutex_lock(&pool->lock);
+		if (++b->done == b->nr)
+			pthread_cond_broadcast(&pool->done);
+	}
 	while (b->submitted && b->done < b->nr)
 		pthread_cond_wait(&pool->done, &pool->lock);
 	b->submitted = false;

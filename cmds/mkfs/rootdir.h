@@ -188,12 +188,11 @@ struct rootdir_batch {
 };
 
 struct rootdir_cpool;
-/* GHEE_MKFS_THREADS, else the CPUs this process may run on */
+/* compressing threads, the writer included: GHEE_MKFS_THREADS, else the CPUs this process may run on */
 int rootdir_compress_threads(void);
 int rootdir_cpool_create(u8 type, int level, u32 sectorsize, int threads,
 			 struct rootdir_cpool **ret);
 void rootdir_cpool_destroy(struct rootdir_cpool *pool);
-int rootdir_cpool_threads(const struct rootdir_cpool *pool);
 /* the two batches (0, 1) a writer fills in turn */
 struct rootdir_batch *rootdir_cpool_batch(struct rootdir_cpool *pool, int i);
 u8 *rootdir_piece_in(struct rootdir_batch *b, int i);
