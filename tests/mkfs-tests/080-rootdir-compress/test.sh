@@ -1,0 +1,61 @@
+#!/bin/bash
+# mkfs --rootdir --compress with each algorithm (and a level): the tree
+# of every kind of file plus compressible, incompressible, half-and-half
+# and inline-size files.  Compressible pieces are stored as compressed
+# 128 KiB extents (ram_bytes 131072, disk bytes smaller), incompressible
+# ones plain, a small compressible file inline and compressed.  All three
+# checks clean (ghee check --check-data-csum verifies the checksums of the
+# compressed bytes), the kernel reads the same tree (tree-compare.py),
+# then a read-write workload and the checks again.
+source "$TOP/tests/common.sh"
+source "$TOP/tests/mkfs-tests/mkfs-lib.sh"
+source "$TOP/tests/mkfs-tests/rootdir-lib.sh"
+
+need_ghee
+need_progs_version
+need_loop
+need_kernel_btrfs
+need_progs python3
+
+src=$TEST_TMP/src
+img=$TEST_TMP/img
+mnt=$TEST_TMP/mnt
+make_tree "$src"
+mkdir -p "$src/comp"
+yes "a line of text that compresses well" | head -c 1000000 > "$src/comp/text"
+head -c 700000 /dev/urandom > "$src/comp/random"
+{ yes zz | head -c 300000; head -c 300000 /dev/urandom; yes yy | head -c 5000; } > "$src/comp/mixed"
+yes abc | head -c 2000 > "$src/comp/inline-text"
+head -c 1500 /dev/urandom > "$src/comp/inline-random"
+truncate -s 4M "$src/comp/sparse"
+yes s | head -c 200000 | dd of="$src/comp/sparse" bs=64K seek=20 conv=notrunc status=none
+
+for spec in zlib:9 lzo zstd:15 zstd; do
+	algo=${spec%%:*}
+	ghee_mkfs --compress "$spec" --rootdir "$src" "$img" -b 512M
+	check_all "$img"
+	dump=$(btrfs inspect-internal dump-tree -t 5 "$img")
+	ncomp=$(grep -c "extent compression [1-3] ($algo)" <<< "$dump")
+	[ "$ncomp" -ge 10 ] || fail "$spec: only $ncomp compressed extents"
+	grep -q "inline extent data size [0-9]* ram_bytes 2000 compression [1-3] ($algo)" <<< "$dump" ||
+		fail "$spec: comp/inline-text is not inline and compressed"
+	grep -q "inline extent data size 1500 ram_bytes 1500 compression 0" <<< "$dump" ||
+		fail "$spec: comp/inline-random is not inline and plain"
+	# comp/random and half of comp/mixed stay plain
+	nplain=$(grep -c "extent compression 0 (none)" <<< "$dump")
+	[ "$nplain" -ge 6 ] || fail "$spec: only $nplain plain extents"
+	# a compressed extent: ram 131072, on disk less
+	awk '/extent data disk byte/ { d = $NF } /extent data offset/ { r = $NF }
+	     /extent compression [1-3]/ { if (r != 131072 && r % 4096) bad = 1; if (d >= r) bad = 1 }
+	     END { exit bad }' <<< "$dump" || fail "$spec: a compressed extent does not save space"
+	mount_image "$img" "$mnt" ro
+	# reading a symlink moves its atime on the source: compare_tree
+	# compares the other atimes
+	python3 "$TOP/tests/tools/tree-compare.py" -q --ignore-atime "$src" "$mnt" ||
+		{ umount_image "$mnt"; fail "$spec: the image differs from the source"; }
+	compare_tree "$src" "$mnt"
+	umount_image "$mnt"
+	[ "$algo" = zstd ] && [ "$spec" != zstd ] && continue
+	workload "$img" "$mnt"
+done
+exit 0
