@@ -346,6 +346,7 @@ static int emit_piece(struct cfile *cf, struct rootdir_batch *b, int i)
 		need_compress_feature(dc->fs, p->type);
 		dc->stats->compressed_extents++;
 		dc->stats->compressed_ram_bytes += p->ram;
+		dc->stats->compressed_disk_bytes += disk;
 	}
 	dc->stats->extents++;
 	dc->stats->data_extent_bytes += disk;
@@ -458,6 +459,7 @@ static int try_inline_compressed(struct rootdir_data_ctx *dc, struct btrfs_trans
 	dc->stats->inline_extents++;
 	dc->stats->compressed_inline++;
 	dc->stats->compressed_ram_bytes += size;
+	dc->stats->compressed_disk_bytes += clen;
 	dc->stats->bytes += size;
 	return 1;
 }

@@ -108,6 +108,7 @@ struct rootdir_stats {
 	u64 compressed_extents;	/* regular extents stored compressed */
 	u64 compressed_inline;	/* inline extents stored compressed */
 	u64 compressed_ram_bytes;	/* file bytes those hold */
+	u64 compressed_disk_bytes;	/* and their size on disk */
 	u64 reflinked_bytes;	/* --reflink: data cloned, not written */
 	u64 subvols;		/* subvolumes made (ids 256, 257, ...) */
 	u64 default_subvol;	/* 0: the top one stays the default */
