@@ -158,6 +158,29 @@ static int clone_range(struct rootdir_data_ctx *dc, int fd, const char *path, u6
 }
 
 /*
+ * @n bytes of dc->buf (@got of them file data at @pos) to @logical: with
+ * --reflink the whole sectors of file data are cloned, the partial last
+ * sector (zero-padded) is written.
+ */
+static int write_or_clone(struct rootdir_data_ctx *dc, int fd, const char *path, u64 pos,
+			  u64 logical, size_t n, size_t got)
+{
+	size_t cloned = dc->reflink ? got / dc->sectorsize * dc->sectorsize : 0;
+	int ret = 0;
+
+	if (cloned) {
+		ret = clone_range(dc, fd, path, pos, logical, cloned);
+		if (ret < 0)
+			return ret;
+		if (ret == 1)
+			cloned = 0;
+	}
+	if (cloned == n)
+		return 0;
+	return btrfs_write_logical(dc->fs, logical + cloned, dc->buf + cloned, n - cloned);
+}
+
+/*
  * One regular extent at @start of at most @left bytes (sector multiple),
  * the file data past @size being zeros; *@len gets its length.
  */
@@ -184,11 +207,7 @@ static int write_extent(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *
 		if ((size_t)got != want)
 			return changed_size(path);
 		memset(dc->buf + got, 0, n - (size_t)got);
-		ret = 1;
-		if (dc->reflink && (size_t)got == n)
-			ret = clone_range(dc, fd, path, pos, bytenr + done, n);
-		if (ret == 1)
-			ret = btrfs_write_logical(dc->fs, bytenr + done, dc->buf, n);
+		ret = write_or_clone(dc, fd, path, pos, bytenr + done, n, (size_t)got);
 		if (!ret && !dc->nodatasum)
 			ret = btrfs_csum_file_blocks(trans, bytenr + done, dc->buf, n);
 		if (ret)
