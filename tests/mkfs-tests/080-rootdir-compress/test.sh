@@ -1,6 +1,7 @@
 #!/bin/bash
 # mkfs --rootdir --compress with each algorithm (and a level): the tree
-# of every kind of file plus compressible, incompressible, half-and-half
+# of every kind of file (also with --mixed, and with -O ^no-holes,
+# sha256 and 64 KiB nodes) plus compressible, incompressible, half-and-half
 # and inline-size files.  Compressible pieces are stored as compressed
 # 128 KiB extents (ram_bytes 131072, disk bytes smaller), incompressible
 # ones plain, a small compressible file inline and compressed.  All three
@@ -30,9 +31,12 @@ head -c 1500 /dev/urandom > "$src/comp/inline-random"
 truncate -s 4M "$src/comp/sparse"
 yes s | head -c 200000 | dd of="$src/comp/sparse" bs=64K seek=20 conv=notrunc status=none
 
-for spec in zlib:9 lzo zstd:15 zstd; do
+# ALGO[:LEVEL]/more mkfs options
+for run in zlib:9/ lzo/--mixed "zstd:15/-O ^no-holes --csum sha256 -n 65536" zstd/; do
+	spec=${run%%/*}
 	algo=${spec%%:*}
-	ghee_mkfs --compress "$spec" --rootdir "$src" "$img" -b 512M
+	# shellcheck disable=SC2086
+	ghee_mkfs --compress "$spec" ${run#*/} --rootdir "$src" "$img" -b 512M
 	check_all "$img"
 	dump=$(btrfs inspect-internal dump-tree -t 5 "$img")
 	ncomp=$(grep -c "extent compression [1-3] ($algo)" <<< "$dump")
