@@ -296,17 +296,24 @@ static int copy_inline(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *t
 
 /* ---- --compress ---- */
 
-/* one file's compressed copy: pieces go out in batches, in file order */
+/*
+ * The compressed writer is a pipeline across files: the pieces of every
+ * file (its data read at once, its nbytes known at once: the sum of the
+ * pieces' lengths) fill the batches, and a full batch goes to the
+ * workers while the one before it is stored, its extents allocated and
+ * its items inserted, in order.  So many small files keep the workers
+ * busy too.  rootdir_data_flush() stores what is pending; the walk calls
+ * it before each commit and at the end.
+ */
+
+/* one file being read into the pipeline */
 struct cfile {
 	struct rootdir_data_ctx *dc;
-	struct btrfs_trans_handle *trans;
 	struct btrfs_root *root;
 	u64 ino;
 	int fd;
 	const char *path;
 	u64 size;
-	struct rootdir_batch *cur;	/* being filled */
-	struct rootdir_batch *prev;	/* with the workers */
 	u64 nbytes;
 	int err;
 };
@@ -324,10 +331,10 @@ static void need_compress_feature(struct btrfs_fs_info *fs, u8 type)
 }
 
 /* store piece @i of @b: compressed when a worker found that pays, else plain */
-static int emit_piece(struct cfile *cf, struct rootdir_batch *b, int i)
+static int emit_piece(struct rootdir_data_ctx *dc, struct rootdir_batch *b, int i)
 {
-	struct rootdir_data_ctx *dc = cf->dc;
 	struct rootdir_piece *p = &b->pieces[i];
+	struct btrfs_trans_handle *trans = dc->trans;
 	struct btrfs_file_extent_params fp = { 0 };
 	u32 ss = dc->sectorsize;
 	u8 *buf = rootdir_piece_in(b, i);
@@ -337,19 +344,19 @@ static int emit_piece(struct cfile *cf, struct rootdir_batch *b, int i)
 	if (p->err)
 		return p->err;
 	if (!p->ram)
-		return insert_hole(dc, cf->trans, cf->root, cf->ino, p->off, p->end);
+		return insert_hole(dc, trans, p->root, p->ino, p->off, p->end);
 	if (p->type != BTRFS_COMPRESS_NONE) {
 		buf = rootdir_piece_out(b, i);
 		disk = round_up_to(p->clen, ss);
 		memset(buf + p->clen, 0, disk - p->clen);
 	}
-	ret = btrfs_alloc_data_extent(cf->trans, disk, cf->root->root_key.objectid, cf->ino,
+	ret = btrfs_alloc_data_extent(trans, disk, p->root->root_key.objectid, p->ino,
 				      p->off, &bytenr);
 	if (!ret)
 		ret = btrfs_write_logical(dc->fs, bytenr, buf, disk);
 	/* checksums cover the bytes on disk, compressed or not */
 	if (!ret)
-		ret = btrfs_csum_file_blocks(cf->trans, bytenr, buf, disk);
+		ret = btrfs_csum_file_blocks(trans, bytenr, buf, disk);
 	if (ret)
 		return ret;
 	fp.disk_bytenr = bytenr;
@@ -358,7 +365,7 @@ static int emit_piece(struct cfile *cf, struct rootdir_batch *b, int i)
 	fp.ram_bytes = p->ram;
 	fp.compression = p->type;
 	fp.type = BTRFS_FILE_EXTENT_REG;
-	ret = btrfs_insert_file_extent(cf->trans, cf->root, cf->ino, p->off, &fp);
+	ret = btrfs_insert_file_extent(trans, p->root, p->ino, p->off, &fp);
 	if (ret)
 		return ret;
 	if (p->type != BTRFS_COMPRESS_NONE) {
@@ -370,39 +377,53 @@ static int emit_piece(struct cfile *cf, struct rootdir_batch *b, int i)
 	dc->stats->extents++;
 	dc->stats->data_extent_bytes += disk;
 	dc->stats->bytes += p->data;
-	cf->nbytes += p->ram;
 	return 0;
 }
 
 /* wait for @b (submitting it if it was not) and store its pieces */
-static void emit_batch(struct cfile *cf, struct rootdir_batch *b)
+static void emit_batch(struct rootdir_data_ctx *dc, struct rootdir_batch *b)
 {
 	int i;
 
 	if (!b->nr)
 		return;
 	if (!b->submitted)
-		rootdir_cpool_submit(cf->dc->pool, b);
-	rootdir_cpool_wait(cf->dc->pool, b);
-	for (i = 0; i < b->nr && !cf->err; i++)
-		cf->err = emit_piece(cf, b, i);
+		rootdir_cpool_submit(dc->pool, b);
+	rootdir_cpool_wait(dc->pool, b);
+	for (i = 0; i < b->nr && !dc->err; i++)
+		dc->err = emit_piece(dc, b, i);
 	b->nr = 0;
+}
+
+int rootdir_data_flush(struct rootdir_data_ctx *dc)
+{
+	if (!dc->pool)
+		return dc->err;
+	/* both batches come back before their buffers are reused */
+	emit_batch(dc, dc->prev);
+	emit_batch(dc, dc->cur);
+	return dc->err;
 }
 
 /* the next free piece of the batch being filled */
 static struct rootdir_piece *next_piece(struct cfile *cf)
 {
+	struct rootdir_data_ctx *dc = cf->dc;
+	struct rootdir_piece *p;
 	struct rootdir_batch *t;
 
-	if (cf->cur->nr == ROOTDIR_BATCH) {
-		rootdir_cpool_submit(cf->dc->pool, cf->cur);
-		emit_batch(cf, cf->prev);
-		t = cf->prev;
-		cf->prev = cf->cur;
-		cf->cur = t;
+	if (dc->cur->nr == ROOTDIR_BATCH) {
+		rootdir_cpool_submit(dc->pool, dc->cur);
+		emit_batch(dc, dc->prev);
+		t = dc->prev;
+		dc->prev = dc->cur;
+		dc->cur = t;
 	}
-	memset(&cf->cur->pieces[cf->cur->nr], 0, sizeof(struct rootdir_piece));
-	return &cf->cur->pieces[cf->cur->nr++];
+	p = &dc->cur->pieces[dc->cur->nr++];
+	memset(p, 0, sizeof(*p));
+	p->root = cf->root;
+	p->ino = cf->ino;
+	return p;
 }
 
 static void add_hole(struct cfile *cf, u64 start, u64 end)
@@ -419,6 +440,7 @@ static void add_hole(struct cfile *cf, u64 start, u64 end)
 /* the data [@start, @end) (sector aligned) as 128 KiB pieces */
 static void add_data(struct cfile *cf, u64 start, u64 end)
 {
+	struct rootdir_data_ctx *dc = cf->dc;
 	u64 off;
 
 	for (off = start; off < end && !cf->err; ) {
@@ -426,7 +448,7 @@ static void add_data(struct cfile *cf, u64 start, u64 end)
 		size_t want = off >= cf->size ? 0 :
 			      (cf->size - off < n ? (size_t)(cf->size - off) : (size_t)n);
 		struct rootdir_piece *p = next_piece(cf);
-		u8 *in = rootdir_piece_in(cf->cur, cf->cur->nr - 1);
+		u8 *in = rootdir_piece_in(dc->cur, dc->cur->nr - 1);
 		ssize_t got;
 
 		p->off = off;
@@ -439,11 +461,12 @@ static void add_data(struct cfile *cf, u64 start, u64 end)
 			cf->err = changed_size(cf->path);
 		} else {
 			memset(in + got, 0, n - (size_t)got);
+			cf->nbytes += n;
 			off += n;
 			continue;
 		}
 		/* the piece is not to be stored */
-		cf->cur->nr--;
+		dc->cur->nr--;
 	}
 }
 
@@ -485,27 +508,36 @@ static int try_inline_compressed(struct rootdir_data_ctx *dc, struct btrfs_trans
 
 static int start_pool(struct rootdir_data_ctx *dc)
 {
+	int ret;
+
 	if (dc->pool)
 		return 0;
-	return rootdir_cpool_create(dc->compress_type, dc->compress_level, dc->sectorsize,
-				    rootdir_compress_threads(), &dc->pool);
+	ret = rootdir_cpool_create(dc->compress_type, dc->compress_level, dc->sectorsize,
+				   rootdir_compress_threads(), &dc->pool);
+	if (!ret) {
+		dc->cur = rootdir_cpool_batch(dc->pool, 0);
+		dc->prev = rootdir_cpool_batch(dc->pool, 1);
+	}
+	return ret;
 }
 
-/* the data segments of a file that is not inline, as compressed pieces */
+/*
+ * The data segments of a file that is not inline, as pieces into the
+ * pipeline; *@nbytes is what they will hold.
+ */
 static int copy_compressed(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *trans,
 			   struct btrfs_root *root, u64 ino, int fd, const char *path,
 			   u64 size, u64 data, u64 hole, u64 *nbytes)
 {
 	u64 ss = dc->sectorsize, end = round_up_to(size, ss), off = 0;
 	struct cfile cf = {
-		.dc = dc, .trans = trans, .root = root, .ino = ino, .fd = fd,
-		.path = path, .size = size,
-		.cur = rootdir_cpool_batch(dc->pool, 0),
-		.prev = rootdir_cpool_batch(dc->pool, 1),
+		.dc = dc, .root = root, .ino = ino, .fd = fd, .path = path, .size = size,
 	};
 	int ret = 0;
 
-	while (!ret && !cf.err) {
+	/* the walk flushes before it commits: one handle for all pending pieces */
+	dc->trans = trans;
+	while (!ret && !cf.err && !dc->err) {
 		u64 seg = data / ss * ss, seg_end = round_up_to(hole, ss);
 
 		if (seg < off)
@@ -519,17 +551,15 @@ static int copy_compressed(struct rootdir_data_ctx *dc, struct btrfs_trans_handl
 	}
 	if (!cf.err && ret >= 0)
 		add_hole(&cf, off, end);
-	/* both batches come back before their buffers are reused */
-	emit_batch(&cf, cf.prev);
-	emit_batch(&cf, cf.cur);
 	*nbytes = cf.nbytes;
 	if (ret < 0)
 		return ret;
-	return cf.err;
+	return cf.err ? cf.err : dc->err;
 }
 
 void rootdir_data_finish(struct rootdir_data_ctx *dc)
 {
+	/* the workers finish what was submitted before they stop */
 	rootdir_cpool_destroy(dc->pool);
 	dc->pool = NULL;
 }
@@ -547,6 +577,8 @@ int rootdir_copy_file(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *tr
 	ret = next_segment(fd, path, 0, size, &data, &hole);
 	if (ret < 0)
 		return ret;
+	if (dc->err)
+		return dc->err;
 	/* the kernel does not compress nodatasum (or nodatacow) files */
 	if (!ret && dc->compress_type != BTRFS_COMPRESS_NONE && !dc->nodatasum) {
 		ret = start_pool(dc);

@@ -162,6 +162,10 @@ static int commit_if_due(struct walk *w)
 	if (++w->since_commit < ROOTDIR_COMMIT_INODES)
 		return 0;
 	w->since_commit = 0;
+	/* --compress: the pending pieces belong to this transaction */
+	ret = rootdir_data_flush(&w->dc);
+	if (ret)
+		return ret;
 	ret = btrfs_commit_transaction(*w->trans);
 	*w->trans = NULL;
 	if (!ret)
@@ -656,6 +660,8 @@ int rootdir_populate(struct btrfs_fs_info *fs, struct btrfs_trans_handle **trans
 	}
 	if (!ret)
 		ret = walk_dir(&w, fd, BTRFS_FIRST_FREE_OBJECTID);
+	if (!ret)
+		ret = rootdir_data_flush(&w.dc);
 	if (!ret)
 		ret = fix_link_counts(&w);
 	if (!ret && stats->default_subvol)

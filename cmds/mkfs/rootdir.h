@@ -126,6 +126,10 @@ struct rootdir_data_ctx {
 	u8 compress_type;	/* --compress; NONE: off */
 	int compress_level;
 	struct rootdir_cpool *pool;	/* made on the first compressed file */
+	struct rootdir_batch *cur;	/* being filled */
+	struct rootdir_batch *prev;	/* with the workers */
+	struct btrfs_trans_handle *trans;	/* of the pending pieces */
+	int err;			/* a pending piece failed */
 	bool reflink;		/* --reflink, until it is found not to work */
 	bool reflink_noted;
 };
@@ -159,6 +163,11 @@ u64 rootdir_extent_len(u64 left, u64 largest_free, u32 sectorsize);
 int rootdir_copy_file(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *trans,
 		      struct btrfs_root *root, u64 ino, int fd, const char *path,
 		      u64 size, u64 *nbytes);
+/*
+ * --compress: store the pieces still in the pipeline (before a commit and
+ * at the end; file extent items may follow their inode items)
+ */
+int rootdir_data_flush(struct rootdir_data_ctx *dc);
 /* the data writer is done: stop the --compress workers */
 void rootdir_data_finish(struct rootdir_data_ctx *dc);
 
@@ -172,6 +181,8 @@ struct rootdir_piece {
 	u64 end;		/* a hole: [off, end) */
 	u32 ram;		/* data: sector-rounded length; 0: a hole */
 	u32 data;		/* file bytes in it (the rest is the zeroed tail) */
+	struct btrfs_root *root;	/* the file's subvolume and inode */
+	u64 ino;
 	u8 type;		/* filled by a worker: BTRFS_COMPRESS_*, NONE = plain */
 	u32 clen;		/* compressed length */
 	int err;
