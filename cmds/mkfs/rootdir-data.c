@@ -7,7 +7,10 @@
  * the kernel would put it inline, everything else becomes regular extents
  * of up to 128 MiB, read in large buffered reads and written straight to
  * the extent's place on every copy, with the checksums of every sector
- * appended to one growing csum item.
+ * appended to one growing csum item.  With --reflink the whole sectors
+ * are cloned from the file instead of written.  With --compress, files
+ * go through the pipeline below (128 KiB pieces, compressed by the
+ * workers of rootdir-compress.c, stored in order).
  */
 #define _GNU_SOURCE
 #include <errno.h>

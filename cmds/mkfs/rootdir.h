@@ -7,7 +7,9 @@
  *                    periodic commits, progress, the final nlink fix-up
  *   rootdir-items.c  inode items from stat (owner, clamped times), links,
  *                    xattrs
- *   rootdir-data.c   file data: holes, inline, extents, checksums
+ *   rootdir-data.c   file data: holes, inline, extents, checksums;
+ *                    --compress pieces in file order, --reflink clones
+ *   rootdir-compress.c  the --compress worker threads
  *   rootdir-links.c  the hard-link map (st_dev, st_ino) -> inode
  *   rootdir-size.c   the pre-scan and the size estimate
  *
