@@ -567,6 +567,36 @@ void rootdir_data_finish(struct rootdir_data_ctx *dc)
 	dc->pool = NULL;
 }
 
+/*
+ * Whether the first piece of a file of more than one piece compresses:
+ * 1 yes, 0 no (like the kernel, which then stops compressing the file,
+ * it is stored plain in extents as large as they come), or -errno.
+ * Compressed here, in the writer, which costs one piece per such file.
+ */
+static int first_piece_compresses(struct rootdir_data_ctx *dc, int fd, const char *path,
+				  u64 size, u64 data, u64 hole)
+{
+	u64 ss = dc->sectorsize, seg = data / ss * ss, n = round_up_to(hole, ss) - seg;
+	size_t want, clen = BTRFS_MAX_UNCOMPRESSED;
+	ssize_t got;
+	int ret;
+
+	if (n > BTRFS_MAX_UNCOMPRESSED)
+		n = BTRFS_MAX_UNCOMPRESSED;
+	want = size - seg < n ? (size_t)(size - seg) : (size_t)n;
+	got = read_full(fd, dc->buf, want, seg);
+	if (got < 0)
+		return read_error(path, got);
+	if ((size_t)got != want)
+		return changed_size(path);
+	memset(dc->buf + got, 0, n - (size_t)got);
+	ret = rootdir_cpool_compress_small(dc->pool, dc->buf, n, dc->buf + ROOTDIR_READ_BUF / 2,
+					   &clen);
+	if (ret == -E2BIG)
+		return 0;
+	return ret ? ret : 1;
+}
+
 int rootdir_copy_file(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *trans,
 		      struct btrfs_root *root, u64 ino, int fd, const char *path,
 		      u64 size, u64 *nbytes)
@@ -593,9 +623,15 @@ int rootdir_copy_file(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *tr
 			*nbytes = size;
 			return 0;
 		}
-		if (!rootdir_inline_ok(size, dc->sectorsize, dc->max_inline))
+		if (!ret && size > BTRFS_MAX_UNCOMPRESSED)
+			ret = first_piece_compresses(dc, fd, path, size, data, hole);
+		if (ret < 0)
+			return ret;
+		if (ret == 1 || (size <= BTRFS_MAX_UNCOMPRESSED &&
+				 !rootdir_inline_ok(size, dc->sectorsize, dc->max_inline)))
 			return copy_compressed(dc, trans, root, ino, fd, path, size, data,
 					       hole, nbytes);
+		ret = 0;
 	}
 	if (!ret && rootdir_inline_ok(size, dc->sectorsize, dc->max_inline)) {
 		*nbytes = size;

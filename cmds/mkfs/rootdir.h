@@ -214,7 +214,7 @@ u8 *rootdir_piece_out(struct rootdir_batch *b, int i);
 void rootdir_cpool_submit(struct rootdir_cpool *pool, struct rootdir_batch *b);
 /* until every piece of @b is compressed (no-op when not submitted) */
 void rootdir_cpool_wait(struct rootdir_cpool *pool, struct rootdir_batch *b);
-/* compress less than a sector in the caller (inline candidates) */
+/* compress in the calling thread (inline candidates, first pieces) */
 int rootdir_cpool_compress_small(struct rootdir_cpool *pool, const u8 *in, size_t len,
 				 u8 *out, size_t *out_len);
 
