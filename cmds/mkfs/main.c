@@ -60,6 +60,13 @@ static const char usage_text[] =
 "    --one-file-system         with --rootdir: do not enter mount points inside DIR\n"
 "    --shrink                  with --rootdir: the device size becomes the end of\n"
 "                              the last allocation; an image file is truncated to it\n"
+"    --compress ALGO[:LEVEL]   with --rootdir: compress file data; ALGO no (default),\n"
+"                              zlib (levels 1-9), lzo, zstd (levels 1-15); level 0\n"
+"                              or none is the default; an extent stays compressed\n"
+"                              only when that saves space (workers: env\n"
+"                              GHEE_MKFS_THREADS, default the usable CPUs)\n"
+"    --reflink                 with --rootdir: clone file data into the image file\n"
+"                              (FICLONERANGE) when both are on one filesystem\n"
 "    -f|--force                force overwrite of existing filesystem\n"
 "    General:\n"
 "    -q|--quiet                no messages except errors\n"
@@ -77,6 +84,8 @@ enum {
 	OPT_ROOT_OWNER,
 	OPT_ONE_FS,
 	OPT_SHRINK,
+	OPT_COMPRESS,
+	OPT_REFLINK,
 	OPT_INODE_FLAGS,
 };
 
@@ -127,6 +136,8 @@ static const struct option long_options[] = {
 	{ "root-owner", required_argument, NULL, OPT_ROOT_OWNER },
 	{ "one-file-system", no_argument, NULL, OPT_ONE_FS },
 	{ "shrink", no_argument, NULL, OPT_SHRINK },
+	{ "compress", required_argument, NULL, OPT_COMPRESS },
+	{ "reflink", no_argument, NULL, OPT_REFLINK },
 	{ "subvol", required_argument, NULL, 'u' },
 	{ "inode-flags", required_argument, NULL, OPT_INODE_FLAGS },
 	{ NULL, 0, NULL, 0 }
@@ -195,6 +206,8 @@ static int parse_one(int c, const char *arg, struct mkfs_raw *raw)
 	case OPT_ROOT_OWNER: raw->root_owner = arg; break;
 	case OPT_ONE_FS: raw->one_file_system = true; break;
 	case OPT_SHRINK: raw->shrink = true; break;
+	case OPT_COMPRESS: raw->compress = arg; break;
+	case OPT_REFLINK: raw->reflink = true; break;
 	case 'u': return add_subvol(raw, arg);
 	case OPT_INODE_FLAGS: return add_inode_flags(raw, arg);
 	default:

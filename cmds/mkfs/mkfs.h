@@ -57,6 +57,8 @@ struct mkfs_raw {
 	const char *root_owner;
 	bool one_file_system;
 	bool shrink;
+	const char *compress;	/* --compress ALGO[:LEVEL] */
+	bool reflink;
 	char **devices;
 	int nr_devices;
 };

@@ -17,6 +17,7 @@
 #include <uuid/uuid.h>
 #include "mkfs.h"
 #include "kernel-shared/csum.h"
+#include "kernel-shared/compression.h"
 
 /* "16k", "1G", "1GiB", "4096": binary multiples; a plain number is bytes */
 int mkfs_parse_size(const char *str, u64 *ret)
@@ -588,6 +589,56 @@ static int parse_all_iflags(const struct mkfs_raw *raw, struct mkfs_rootdir_opts
 	return 0;
 }
 
+/* --compress ALGO[:LEVEL], the names and level ranges of btrfs-progs */
+static int parse_compress(const char *arg, struct mkfs_rootdir_opts *o)
+{
+	static const u8 types[] = { BTRFS_COMPRESS_ZLIB, BTRFS_COMPRESS_LZO,
+				    BTRFS_COMPRESS_ZSTD };
+	const char *colon = strchr(arg, ':');
+	size_t len = colon ? (size_t)(colon - arg) : strlen(arg);
+	char *end;
+	long level = 0;
+	size_t i;
+
+	if (colon) {
+		errno = 0;
+		level = strtol(colon + 1, &end, 10);
+		if (errno || end == colon + 1 || *end || level < 0 || level > 1000) {
+			cmd_error("--compress %s: invalid level '%s'", arg, colon + 1);
+			return -EINVAL;
+		}
+	}
+	if ((len == 2 && !strncmp(arg, "no", 2)) || (len == 4 && !strncmp(arg, "none", 4))) {
+		o->compress_type = BTRFS_COMPRESS_NONE;
+		return 0;
+	}
+	for (i = 0; i < sizeof(types); i++) {
+		const char *name = btrfs_compress_type_name(types[i]);
+
+		if (strlen(name) != len || strncmp(arg, name, len))
+			continue;
+		if (!btrfs_compress_supported(types[i])) {
+			cmd_error("--compress %s: %s support is not built in", arg, name);
+			return -EOPNOTSUPP;
+		}
+		/* progs takes lzo:1, its only level */
+		if (types[i] == BTRFS_COMPRESS_LZO && level == 1)
+			level = 0;
+		if (!btrfs_compress_level_valid(types[i], (int)level)) {
+			cmd_error("--compress %s: level %ld out of range for %s (%s)", arg,
+				  level, name, types[i] == BTRFS_COMPRESS_ZLIB ? "1..9" :
+				  types[i] == BTRFS_COMPRESS_ZSTD ? "1..15" : "1..1");
+			return -EINVAL;
+		}
+		o->compress_type = types[i];
+		o->compress_level = (int)level;
+		return 0;
+	}
+	cmd_error("--compress %s: unknown algorithm '%.*s' (no, zlib, lzo, zstd)", arg,
+		  (int)len, arg);
+	return -EINVAL;
+}
+
 static int parse_rootdir(const struct mkfs_raw *raw, struct mkfs_params *p)
 {
 	struct mkfs_rootdir_opts *o = &p->rootdir;
@@ -595,8 +646,8 @@ static int parse_rootdir(const struct mkfs_raw *raw, struct mkfs_params *p)
 
 	if (!raw->rootdir) {
 		if (raw->owner || raw->root_owner || raw->shrink || raw->one_file_system ||
-		    raw->nr_subvols || raw->nr_iflags) {
-			cmd_error("--subvol, --inode-flags, --owner, --root-owner, --shrink and --one-file-system need --rootdir");
+		    raw->nr_subvols || raw->nr_iflags || raw->compress || raw->reflink) {
+			cmd_error("--subvol, --inode-flags, --owner, --root-owner, --shrink, --one-file-system, --compress and --reflink need --rootdir");
 			return -EINVAL;
 		}
 		return 0;
@@ -608,7 +659,10 @@ static int parse_rootdir(const struct mkfs_raw *raw, struct mkfs_params *p)
 	o->path = raw->rootdir;
 	o->shrink = raw->shrink;
 	o->one_file_system = raw->one_file_system;
-	ret = raw->owner ? parse_owner("--owner", raw->owner, &o->owner) : 0;
+	o->reflink = raw->reflink;
+	ret = raw->compress ? parse_compress(raw->compress, o) : 0;
+	if (!ret && raw->owner)
+		ret = parse_owner("--owner", raw->owner, &o->owner);
 	if (!ret && raw->root_owner)
 		ret = parse_owner("--root-owner", raw->root_owner, &o->root_owner);
 	o->now_sec = p->now_sec;

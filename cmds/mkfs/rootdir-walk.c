@@ -143,6 +143,10 @@ static int commit_if_due(struct walk *w)
 	if (++w->since_commit < ROOTDIR_COMMIT_INODES)
 		return 0;
 	w->since_commit = 0;
+	/* --compress: the pending pieces belong to this transaction */
+	ret = rootdir_data_flush(&w->dc);
+	if (ret)
+		return ret;
 	ret = btrfs_commit_transaction(*w->trans);
 	*w->trans = NULL;
 	if (!ret)
@@ -748,6 +752,9 @@ static void init_walk(struct walk *w, struct btrfs_fs_info *fs,
 	w->dc.max_inline = leaf_inline < ROOTDIR_MAX_INLINE ? leaf_inline : ROOTDIR_MAX_INLINE;
 	w->dc.no_holes = btrfs_fs_incompat(fs, BTRFS_FEATURE_INCOMPAT_NO_HOLES);
 	w->dc.stats = stats;
+	w->dc.compress_type = o->compress_type;
+	w->dc.compress_level = o->compress_level;
+	w->dc.reflink = o->reflink;
 	rootdir_links_init(&w->links);
 	w->progress.enabled = verbosity >= 1 && isatty(STDERR_FILENO);
 }
@@ -796,6 +803,8 @@ int rootdir_populate(struct btrfs_fs_info *fs, struct btrfs_trans_handle **trans
 	if (!ret)
 		ret = walk_dir(&w, top, BTRFS_FIRST_FREE_OBJECTID);
 	if (!ret)
+		ret = rootdir_data_flush(&w.dc);
+	if (!ret)
 		ret = fix_link_counts(&w);
 	if (!ret && stats->default_subvol)
 		ret = rootdir_set_default_subvol(*trans, stats->default_subvol);
@@ -804,6 +813,7 @@ int rootdir_populate(struct btrfs_fs_info *fs, struct btrfs_trans_handle **trans
 		w.src.close_dir(&w.src, top);
 	rootdir_links_free(&w.links);
 	free(w.path);
+	rootdir_data_finish(&w.dc);
 	free(w.dc.buf);
 	return ret;
 }

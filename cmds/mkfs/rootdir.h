@@ -7,7 +7,9 @@
  *                    periodic commits, progress, the final nlink fix-up
  *   rootdir-items.c  inode items from stat (owner, clamped times), links,
  *                    xattrs
- *   rootdir-data.c   file data: holes, inline, extents, checksums
+ *   rootdir-data.c   file data: holes, inline, extents, checksums;
+ *                    --compress pieces in file order, --reflink clones
+ *   rootdir-compress.c  the --compress worker threads
  *   rootdir-links.c  the hard-link map (st_dev, st_ino) -> inode
  *   rootdir-size.c   the pre-scan and the size estimate
  *
@@ -66,6 +68,9 @@ struct mkfs_rootdir_opts {
 	struct mkfs_owner root_owner;	/* --root-owner: the top directory */
 	bool one_file_system;
 	bool shrink;
+	u8 compress_type;		/* --compress: BTRFS_COMPRESS_*, NONE: off */
+	int compress_level;		/* 0: the algorithm's default */
+	bool reflink;			/* --reflink */
 	bool have_epoch;		/* SOURCE_DATE_EPOCH */
 	u64 epoch;
 	u64 now_sec;			/* root item times of new subvolumes */
@@ -109,6 +114,11 @@ struct rootdir_stats {
 	u64 inline_extents;
 	u64 hole_extents;
 	u64 data_extent_bytes;	/* disk bytes of the regular extents */
+	u64 compressed_extents;	/* regular extents stored compressed */
+	u64 compressed_inline;	/* inline extents stored compressed */
+	u64 compressed_ram_bytes;	/* file bytes those hold */
+	u64 compressed_disk_bytes;	/* and their size on disk */
+	u64 reflinked_bytes;	/* --reflink: data cloned, not written */
 	u64 subvols;		/* subvolumes made (ids 256, 257, ...) */
 	u64 default_subvol;	/* 0: the top one stays the default */
 };
@@ -122,6 +132,15 @@ struct rootdir_data_ctx {
 	bool nodatasum;
 	u8 *buf;		/* read buffer, ROOTDIR_READ_BUF bytes */
 	struct rootdir_stats *stats;
+	u8 compress_type;	/* --compress; NONE: off */
+	int compress_level;
+	struct rootdir_cpool *pool;	/* made on the first compressed file */
+	struct rootdir_batch *cur;	/* being filled */
+	struct rootdir_batch *prev;	/* with the workers */
+	struct btrfs_trans_handle *trans;	/* of the pending pieces */
+	int err;			/* a pending piece failed */
+	bool reflink;		/* --reflink, until it is found not to work */
+	bool reflink_noted;
 };
 
 #define ROOTDIR_READ_BUF	(8U << 20)
@@ -154,13 +173,57 @@ int rootdir_copy_file(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *tr
 		      struct btrfs_root *root, u64 ino, int fd, const char *path,
 		      u64 size, u64 *nbytes);
 /*
- * The compression hook: given one extent's bytes, fill *@out with a
- * compressed copy and return the compression type (BTRFS_COMPRESS_*), or
- * return BTRFS_COMPRESS_NONE to store it as is.  Compression is not built
- * in yet (kernel-shared/compression.[ch] plugs in here).
+ * --compress: store the pieces still in the pipeline (before a commit and
+ * at the end; file extent items may follow their inode items)
  */
-int rootdir_compress_extent(const struct rootdir_data_ctx *dc, const u8 *in,
-			    u64 len, u8 **out, u64 *out_len);
+int rootdir_data_flush(struct rootdir_data_ctx *dc);
+/* the data writer is done: stop the --compress workers */
+void rootdir_data_finish(struct rootdir_data_ctx *dc);
+
+/* rootdir-compress.c: the --compress workers */
+#define ROOTDIR_BATCH		32	/* pieces handed over at once */
+#define ROOTDIR_MAX_THREADS	64
+
+/* one piece of a file: up to 128 KiB of data, or a hole */
+struct rootdir_piece {
+	u64 off;		/* file offset */
+	u64 end;		/* a hole: [off, end) */
+	u32 ram;		/* data: sector-rounded length; 0: a hole */
+	u32 data;		/* file bytes in it (the rest is the zeroed tail) */
+	struct btrfs_root *root;	/* the file's subvolume and inode */
+	u64 ino;
+	u8 type;		/* filled by a worker: BTRFS_COMPRESS_*, NONE = plain */
+	u32 clen;		/* compressed length */
+	int err;
+};
+
+struct rootdir_batch {
+	struct rootdir_piece pieces[ROOTDIR_BATCH];
+	int nr;
+	int next;		/* the next piece a worker takes */
+	int done;		/* pieces finished */
+	u64 seq;
+	bool submitted;
+	u8 *in;			/* ROOTDIR_BATCH x 128 KiB */
+	u8 *out;
+};
+
+struct rootdir_cpool;
+/* compressing threads, the writer included: GHEE_MKFS_THREADS, else the CPUs this process may run on */
+int rootdir_compress_threads(void);
+int rootdir_cpool_create(u8 type, int level, u32 sectorsize, int threads,
+			 struct rootdir_cpool **ret);
+void rootdir_cpool_destroy(struct rootdir_cpool *pool);
+/* the two batches (0, 1) a writer fills in turn */
+struct rootdir_batch *rootdir_cpool_batch(struct rootdir_cpool *pool, int i);
+u8 *rootdir_piece_in(struct rootdir_batch *b, int i);
+u8 *rootdir_piece_out(struct rootdir_batch *b, int i);
+void rootdir_cpool_submit(struct rootdir_cpool *pool, struct rootdir_batch *b);
+/* until every piece of @b is compressed (no-op when not submitted) */
+void rootdir_cpool_wait(struct rootdir_cpool *pool, struct rootdir_batch *b);
+/* compress in the calling thread (inline candidates, first pieces) */
+int rootdir_cpool_compress_small(struct rootdir_cpool *pool, const u8 *in, size_t len,
+				 u8 *out, size_t *out_len);
 
 /* rootdir-links.c: (dev, ino) -> btrfs inode and names found, for nlink > 1 */
 struct rootdir_link {

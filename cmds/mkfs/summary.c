@@ -10,6 +10,7 @@
 #include <string.h>
 #include <uuid/uuid.h>
 #include "mkfs.h"
+#include "kernel-shared/compression.h"
 #include "kernel-shared/csum.h"
 
 /* base 1024, two decimals: "8.00MiB", "1.00GiB" */
@@ -120,6 +121,20 @@ static void print_rootdir(FILE *out, const struct mkfs_params *p,
 		(unsigned long long)r->special, (unsigned long long)r->hardlinks, bytes,
 		(unsigned long long)r->extents, (unsigned long long)r->inline_extents,
 		(unsigned long long)r->xattrs);
+	if (p->rootdir.compress_type != BTRFS_COMPRESS_NONE) {
+		char disk[32];
+
+		mkfs_pretty_size(r->compressed_ram_bytes, bytes, sizeof(bytes));
+		mkfs_pretty_size(r->compressed_disk_bytes, disk, sizeof(disk));
+		fprintf(out, "%-20s%s: %llu extents and %llu inline hold %s in %s\n",
+			"Compressed:", btrfs_compress_type_name(p->rootdir.compress_type),
+			(unsigned long long)r->compressed_extents,
+			(unsigned long long)r->compressed_inline, bytes, disk);
+	}
+	if (p->rootdir.reflink) {
+		mkfs_pretty_size(r->reflinked_bytes, bytes, sizeof(bytes));
+		fprintf(out, "%-20s%s cloned\n", "Reflinked:", bytes);
+	}
 }
 
 void mkfs_print_summary(FILE *out, const struct mkfs_params *p,
@@ -234,13 +249,21 @@ static void json_rootdir(FILE *out, const struct mkfs_params *p,
 		"    \"symlinks\": %llu,\n    \"special\": %llu,\n    \"extra_hard_links\": %llu,\n"
 		"    \"xattrs\": %llu,\n    \"bytes\": %llu,\n    \"extents\": %llu,\n"
 		"    \"extent_bytes\": %llu,\n    \"inline_extents\": %llu,\n"
-		"    \"hole_extents\": %llu,\n    \"shrunk_size\": %llu\n  },\n",
+		"    \"hole_extents\": %llu,\n    \"compressed_extents\": %llu,\n"
+		"    \"compressed_inline_extents\": %llu,\n    \"compressed_bytes\": %llu,\n"
+		"    \"compressed_disk_bytes\": %llu,\n    \"reflinked_bytes\": %llu,\n"
+		"    \"shrunk_size\": %llu\n  },\n",
 		(unsigned long long)r->inodes, (unsigned long long)r->regular,
 		(unsigned long long)r->dirs, (unsigned long long)r->symlinks,
 		(unsigned long long)r->special, (unsigned long long)r->hardlinks,
 		(unsigned long long)r->xattrs, (unsigned long long)r->bytes,
 		(unsigned long long)r->extents, (unsigned long long)r->data_extent_bytes,
 		(unsigned long long)r->inline_extents, (unsigned long long)r->hole_extents,
+		(unsigned long long)r->compressed_extents,
+		(unsigned long long)r->compressed_inline,
+		(unsigned long long)r->compressed_ram_bytes,
+		(unsigned long long)r->compressed_disk_bytes,
+		(unsigned long long)r->reflinked_bytes,
 		(unsigned long long)res->shrunk_size);
 }
 

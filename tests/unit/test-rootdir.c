@@ -14,6 +14,7 @@
 #include <string.h>
 #include "suites.h"
 #include "cmds/mkfs/rootdir.h"
+#include "kernel-shared/compression.h"
 
 #define NR_MODEL 6000
 
@@ -149,6 +150,90 @@ START_TEST(test_extent_lengths)
 }
 END_TEST
 
+/* fill @buf with @len bytes: text-like, random or zeros, by @kind */
+static void piece_data(u8 *buf, u32 len, int kind, uint64_t *seed)
+{
+	u32 i;
+
+	for (i = 0; i < len; i++) {
+		u64 r = test_rand(seed);
+
+		buf[i] = kind == 0 ? (u8)"abcd efgh"[r % 9] : kind == 1 ? (u8)r : 0;
+	}
+}
+
+/*
+ * The workers against the model, compressing each piece alone in this
+ * thread: random batches (data pieces of random sizes and kinds, holes),
+ * random thread counts, two batches out at a time; every piece must get
+ * the model's type and bytes, whatever thread took it.
+ */
+START_TEST(test_cpool_model)
+{
+	static const u8 types[] = { BTRFS_COMPRESS_ZLIB, BTRFS_COMPRESS_LZO, BTRFS_COMPRESS_ZSTD };
+	uint64_t seed = 0x9e3779b97f4a7c15ULL + (uint64_t)_i;
+	u8 type = types[_i % 3];
+	u8 *want = malloc(BTRFS_MAX_UNCOMPRESSED);
+	struct rootdir_cpool *pool;
+	int round, threads = 1 + (int)(test_rand(&seed) % 5);
+
+	ck_assert_ptr_nonnull(want);
+	if (!btrfs_compress_supported(type)) {
+		free(want);
+		return;
+	}
+	ck_assert_int_eq(rootdir_cpool_create(type, 0, 4096, threads, &pool), 0);
+	for (round = 0; round < 6; round++) {
+		struct rootdir_batch *b = rootdir_cpool_batch(pool, round % 2);
+		int i, j;
+
+		b->nr = 1 + (int)(test_rand(&seed) % ROOTDIR_BATCH);
+		for (i = 0; i < b->nr; i++) {
+			struct rootdir_piece *p = &b->pieces[i];
+
+			memset(p, 0, sizeof(*p));
+			if (test_rand(&seed) % 8 == 0)
+				continue;	/* a hole */
+			p->ram = (u32)(1 + test_rand(&seed) % 32) * 4096;
+			piece_data(rootdir_piece_in(b, i), p->ram, (int)(test_rand(&seed) % 3),
+				   &seed);
+		}
+		rootdir_cpool_submit(pool, b);
+		/* the other batch is still out while this one is being filled */
+		if (round % 2 == 0)
+			continue;
+		for (j = 0; j < 2; j++) {
+			struct rootdir_batch *w = rootdir_cpool_batch(pool, j);
+
+			rootdir_cpool_wait(pool, w);
+			for (i = 0; i < w->nr; i++) {
+				struct rootdir_piece *p = &w->pieces[i];
+				size_t clen = BTRFS_MAX_UNCOMPRESSED;
+				int ret;
+
+				ck_assert_int_eq(p->err, 0);
+				if (!p->ram) {
+					ck_assert_int_eq(p->type, BTRFS_COMPRESS_NONE);
+					continue;
+				}
+				ret = btrfs_compress_extent(type, 0, rootdir_piece_in(w, i), p->ram,
+							    4096, want, &clen);
+				if (ret == -E2BIG) {
+					ck_assert_int_eq(p->type, BTRFS_COMPRESS_NONE);
+					continue;
+				}
+				ck_assert_int_eq(ret, 0);
+				ck_assert_int_eq(p->type, type);
+				ck_assert_uint_eq(p->clen, clen);
+				ck_assert(!memcmp(rootdir_piece_out(w, i), want, clen));
+			}
+		}
+	}
+	rootdir_cpool_destroy(pool);
+	free(want);
+}
+END_TEST
+
 Suite *rootdir_suite(void)
 {
 	Suite *s = suite_create("rootdir");
@@ -157,6 +242,7 @@ Suite *rootdir_suite(void)
 	tcase_add_loop_test(tc, test_links_model, 0, 3);
 	tcase_add_test(tc, test_inline_rule);
 	tcase_add_loop_test(tc, test_extent_lengths, 0, 2);
+	tcase_add_loop_test(tc, test_cpool_model, 0, 6);
 	suite_add_tcase(s, tc);
 	return s;
 }
