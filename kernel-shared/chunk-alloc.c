@@ -288,6 +288,13 @@ static int cmp_choice(const void *a, const void *b)
 	return x->idx - y->idx;
 }
 
+static u64 req_min_physical(const struct btrfs_chunk_request *req, int idx)
+{
+	if (idx == 0 && req->first_dev_min_physical > req->min_physical)
+		return req->first_dev_min_physical;
+	return req->min_physical;
+}
+
 /*
  * Pick the devices (most room first) and the stripe size.  DUP puts both
  * stripes in one hole of twice the size.
@@ -310,7 +317,7 @@ static int choose_devices(struct btrfs_fs_info *fs_info,
 		if (fs_info->devices[i].fd < 0)
 			continue;
 		all[n].idx = i;
-		all[n].hole = dev_largest_hole(fs_info, i, req->min_physical) / per_dev;
+		all[n].hole = dev_largest_hole(fs_info, i, req_min_physical(req, i)) / per_dev;
 		n++;
 	}
 	qsort(all, n, sizeof(all[0]), cmp_choice);
@@ -376,7 +383,8 @@ static struct map_lookup *build_map(struct btrfs_fs_info *fs_info,
 		u64 start;
 
 		if (i % per_dev == 0 &&
-		    dev_find_hole(fs_info, chosen[i / per_dev].idx, req->min_physical,
+		    dev_find_hole(fs_info, chosen[i / per_dev].idx,
+				  req_min_physical(req, chosen[i / per_dev].idx),
 				  stripe_size * per_dev, &start)) {
 			free(ml);
 			return NULL;

@@ -30,6 +30,11 @@ struct btrfs_chunk_request {
 	int nr_devs;
 	/* per device lowest physical offset to use; 0: 1 MiB */
 	u64 min_physical;
+	/*
+	 * the same for the first device only, when higher (mkfs leaves the
+	 * place of mkfs.btrfs's bootstrap chunks there, see cmds/mkfs)
+	 */
+	u64 first_dev_min_physical;
 };
 
 /* the chunk map entry of a new chunk is created in memory at once */

@@ -1040,6 +1040,10 @@ static int split_leaf(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 {
 	int tries, ret;
 
+	/* an item that cannot grow that much in any leaf: change nothing */
+	if (extend && (u64)btrfs_item_size(path->nodes[0], path->slots[0]) + need >
+	    leaf_capacity(path->nodes[0]) - ITEM_HDR)
+		return -EOVERFLOW;
 	for (tries = 0; tries < 4; tries++) {
 		struct extent_buffer *leaf = path->nodes[0];
 		int slot = path->slots[0];
@@ -1069,7 +1073,13 @@ static int split_leaf(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 		if (choose_split(leaf, slot, need, extend, &mid, &to_right, &new_slot) == 0)
 			return split_leaf_at(trans, root, path, mid, to_right,
 					     new_slot, ins_key);
-		/* isolate the item: split right at it, then again */
+		/*
+		 * Isolate the item: split right at it, then again.  Never at
+		 * slot 0, which would leave an empty leaf behind; choose_split
+		 * always finds a way there for an item that fits a leaf.
+		 */
+		if (slot == 0)
+			return -ENOSPC;
 		ret = split_leaf_at(trans, root, path, slot, true, 0, ins_key);
 		if (ret)
 			return ret;
@@ -1229,6 +1239,14 @@ static int search_cow_once(struct btrfs_trans_handle *trans, struct btrfs_root *
 			p->slots[0] = slot;
 			if (ins_len > 0 && btrfs_leaf_free_space(b) < (u32)ins_len) {
 				err = split_leaf(trans, root, key, p, ins_len, ret == 0);
+				/*
+				 * The key is there but its item cannot grow by
+				 * @ins_len: still a successful search (an insert
+				 * then says EEXIST), without the room; whoever
+				 * extends checks btrfs_leaf_free_space().
+				 */
+				if (err == -EOVERFLOW && ret == 0)
+					err = 0;
 				if (err)
 					return err;
 			}
@@ -1320,6 +1338,40 @@ int btrfs_insert_empty_item(struct btrfs_trans_handle *trans,
 	struct btrfs_item_batch batch = { key, &data_size, 1 };
 
 	return btrfs_insert_empty_items(trans, root, path, &batch);
+}
+
+int btrfs_insert_or_extend_item(struct btrfs_trans_handle *trans,
+				struct btrfs_root *root, struct btrfs_path *path,
+				const struct btrfs_key *key, u32 len, u32 *off)
+{
+	u32 size;
+	int ret;
+
+	*off = 0;
+	ret = btrfs_insert_empty_item(trans, root, path, key, len);
+	if (ret != -EEXIST)
+		return ret;
+	/* the path is at the existing item, with the room when it can grow */
+	size = btrfs_item_size(path->nodes[0], path->slots[0]);
+	if ((u64)size + len > btrfs_leaf_max_item_size(trans->fs_info->nodesize)) {
+		btrfs_release_path(path);
+		return -EOVERFLOW;
+	}
+	if (btrfs_leaf_free_space(path->nodes[0]) < len) {
+		btrfs_release_path(path);
+		ret = btrfs_search_slot(trans, root, key, path, (int)len, 1);
+		if (ret > 0)
+			ret = -ENOENT;
+		if (!ret && btrfs_leaf_free_space(path->nodes[0]) < len)
+			ret = -ENOSPC;
+		if (ret) {
+			btrfs_release_path(path);
+			return ret;
+		}
+	}
+	btrfs_extend_item(path, len);
+	*off = size;
+	return 0;
 }
 
 int btrfs_insert_item(struct btrfs_trans_handle *trans, struct btrfs_root *root,

@@ -109,6 +109,16 @@ int btrfs_insert_empty_items(struct btrfs_trans_handle *trans,
 int btrfs_insert_empty_item(struct btrfs_trans_handle *trans,
 			    struct btrfs_root *root, struct btrfs_path *path,
 			    const struct btrfs_key *key, u32 data_size);
+/*
+ * Insert an item of @len bytes at @key, or grow the item already there by
+ * @len (entries that share a key: colliding name hashes, inode refs of one
+ * parent).  On success the path points at the item and *@off at the new
+ * bytes (0 for a new item).  -EOVERFLOW when the grown item would not fit
+ * a leaf; the tree is then unchanged.
+ */
+int btrfs_insert_or_extend_item(struct btrfs_trans_handle *trans,
+				struct btrfs_root *root, struct btrfs_path *path,
+				const struct btrfs_key *key, u32 len, u32 *off);
 /* insert one item with its data (path handled internally) */
 int btrfs_insert_item(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 		      const struct btrfs_key *key, const void *data, u32 data_size);
@@ -128,7 +138,9 @@ static inline int btrfs_del_item(struct btrfs_trans_handle *trans,
 
 /*
  * Grow the path's item by @data_size bytes at its end (the leaf must have
- * room: search with ins_len = data_size first).  The new bytes are zeroed.
+ * room: search with ins_len = data_size first, which makes it unless the
+ * grown item would not fit a leaf at all; check btrfs_leaf_free_space()).
+ * The new bytes are zeroed.
  */
 void btrfs_extend_item(struct btrfs_path *path, u32 data_size);
 /* shrink the path's item to @new_size, keeping its start (from_end) or end */

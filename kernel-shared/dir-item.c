@@ -43,28 +43,7 @@ static int insert_hashed_entry(struct btrfs_trans_handle *trans, struct btrfs_ro
 	int ret;
 
 	btrfs_init_path(&path);
-	ret = btrfs_insert_empty_item(trans, root, &path, key, len);
-	if (ret == 0) {
-		off = 0;
-	} else if (ret == -EEXIST) {
-		btrfs_release_path(&path);
-		/* too big for a leaf once grown: tell before the search makes room */
-		ret = btrfs_search_slot(NULL, root, key, &path, 0, 0);
-		if (ret > 0)
-			ret = -ENOENT;
-		if (!ret) {
-			off = btrfs_item_size(path.nodes[0], path.slots[0]);
-			btrfs_release_path(&path);
-			if ((u64)off + len > btrfs_leaf_max_item_size(trans->fs_info->nodesize))
-				ret = -EOVERFLOW;
-			else
-				ret = btrfs_search_slot(trans, root, key, &path, len, 1);
-			if (ret > 0)
-				ret = -ENOENT;
-			if (!ret)
-				btrfs_extend_item(&path, len);
-		}
-	}
+	ret = btrfs_insert_or_extend_item(trans, root, &path, key, len, &off);
 	if (!ret) {
 		btrfs_write_item_data(&path, off, di, sizeof(*di));
 		btrfs_write_item_data(&path, off + sizeof(*di), name, name_len);

@@ -106,42 +106,6 @@ u64 btrfs_extref_hash(u64 parent, const char *name, int len)
 	return crc32c((u32)parent, name, len);
 }
 
-/*
- * Insert an item at @key holding @len bytes, or grow the existing one by
- * @len; the path points at the item and *@off at the new bytes.
- */
-static int insert_or_extend(struct btrfs_trans_handle *trans, struct btrfs_root *root,
-			    const struct btrfs_key *key, u32 len,
-			    struct btrfs_path *path, u32 *off)
-{
-	int ret;
-
-	/*
-	 * Look first: an insert that finds the key only after making room
-	 * would split around an item that may be nearly leaf-sized, and an
-	 * item too big once grown is told before any change.
-	 */
-	ret = btrfs_search_slot(NULL, root, key, path, 0, 0);
-	if (ret < 0)
-		return ret;
-	if (ret > 0) {
-		btrfs_release_path(path);
-		*off = 0;
-		return btrfs_insert_empty_item(trans, root, path, key, len);
-	}
-	*off = btrfs_item_size(path->nodes[0], path->slots[0]);
-	btrfs_release_path(path);
-	if ((u64)*off + len > btrfs_leaf_max_item_size(trans->fs_info->nodesize))
-		return -EOVERFLOW;
-	ret = btrfs_search_slot(trans, root, key, path, len, 1);
-	if (ret > 0)
-		ret = -ENOENT;
-	if (ret)
-		return ret;
-	btrfs_extend_item(path, len);
-	return 0;
-}
-
 static int insert_extref(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 			 const char *name, int name_len, u64 ino, u64 parent, u64 index)
 {
@@ -153,7 +117,7 @@ static int insert_extref(struct btrfs_trans_handle *trans, struct btrfs_root *ro
 	int ret;
 
 	btrfs_init_path(&path);
-	ret = insert_or_extend(trans, root, &key, sizeof(ref) + name_len, &path, &off);
+	ret = btrfs_insert_or_extend_item(trans, root, &path, &key, sizeof(ref) + name_len, &off);
 	if (!ret) {
 		btrfs_set_inode_extref_parent(&ref, parent);
 		btrfs_set_inode_extref_index(&ref, index);
@@ -178,7 +142,7 @@ int btrfs_insert_inode_ref(struct btrfs_trans_handle *trans, struct btrfs_root *
 	if (name_len <= 0 || name_len > BTRFS_NAME_LEN)
 		return -ENAMETOOLONG;
 	btrfs_init_path(&path);
-	ret = insert_or_extend(trans, root, &key, sizeof(ref) + name_len, &path, &off);
+	ret = btrfs_insert_or_extend_item(trans, root, &path, &key, sizeof(ref) + name_len, &off);
 	if (!ret) {
 		btrfs_set_inode_ref_index(&ref, index);
 		btrfs_set_inode_ref_name_len(&ref, name_len);

@@ -127,6 +127,10 @@ int btrfs_uuid_tree_add(struct btrfs_trans_handle *trans, const u8 *uuid,
 								path.slots[0]) + off) == subvol)
 			goto out;	/* already there */
 	}
+	if (btrfs_leaf_free_space(path.nodes[0]) < sizeof(u64)) {
+		ret = -EOVERFLOW;	/* the item fills a leaf */
+		goto out;
+	}
 	btrfs_extend_item(&path, sizeof(u64));
 	btrfs_write_item_data(&path, size, le, sizeof(le));
 done:

@@ -87,16 +87,58 @@ static void put_dirty_buffers(struct btrfs_fs_info *fs_info, bool unwritten)
 	extent_io_tree_release(&ws->dirty);
 }
 
+/*
+ * Tree blocks next to each other (appending fills them in address order)
+ * go out in writes of up to WRITE_BATCH bytes instead of one each.
+ */
+#define WRITE_BATCH	(1U << 20)
+
+struct write_batch {
+	u8 *buf;		/* NULL: no memory for it, one write a block */
+	u64 start;
+	u32 len;
+};
+
+static int batch_flush(struct btrfs_fs_info *fs_info, struct write_batch *b)
+{
+	int ret = 0;
+
+	if (b->len)
+		ret = btrfs_write_logical(fs_info, b->start, b->buf, b->len);
+	b->len = 0;
+	return ret;
+}
+
+static int batch_add(struct btrfs_fs_info *fs_info, struct write_batch *b,
+		     struct extent_buffer *eb)
+{
+	int ret = 0;
+
+	btrfs_finalize_tree_block(fs_info, eb);
+	if (!b->buf)
+		return btrfs_write_logical(fs_info, eb->start, eb->data, eb->len);
+	if (b->len && (b->start + b->len != eb->start || b->len + eb->len > WRITE_BATCH))
+		ret = batch_flush(fs_info, b);
+	if (ret)
+		return ret;
+	if (!b->len)
+		b->start = eb->start;
+	memcpy(b->buf + b->len, eb->data, eb->len);
+	b->len += eb->len;
+	return 0;
+}
+
 static int write_dirty_buffers(struct btrfs_fs_info *fs_info)
 {
 	struct btrfs_write_state *ws = wstate(fs_info);
+	struct write_batch b = { malloc(WRITE_BATCH), 0, 0 };
 	struct extent_state *st;
 	int ret = 0;
 
 	extent_io_tree_for_each(st, &ws->dirty) {
 		u64 start;
 
-		for (start = st->start; start <= st->end; start += fs_info->nodesize) {
+		for (start = st->start; start <= st->end && !ret; start += fs_info->nodesize) {
 			struct extent_buffer *eb = find_extent_buffer(fs_info, start);
 
 			if (!eb || !(eb->flags & EXTENT_BUFFER_DIRTY)) {
@@ -104,17 +146,20 @@ static int write_dirty_buffers(struct btrfs_fs_info *fs_info)
 					  "dirty tree block %llu is not in memory",
 					  (unsigned long long)start);
 				free_extent_buffer(eb);
-				return -EUCLEAN;
+				ret = -EUCLEAN;
+				break;
 			}
-			ret = btrfs_write_tree_block(fs_info, eb);
+			ret = batch_add(fs_info, &b, eb);
 			free_extent_buffer(eb);
-			if (ret)
-				return ret;
 		}
+		if (ret)
+			break;
 	}
-	return 0;
+	if (!ret)
+		ret = batch_flush(fs_info, &b);
+	free(b.buf);
+	return ret;
 }
-
 
 /* ---- roots ---- */
 
@@ -738,7 +783,8 @@ int btrfs_commit_transaction(struct btrfs_trans_handle *trans)
 	ret = write_dirty_buffers(fs_info);
 	if (ret)
 		goto fail;
-	ret = btrfs_flush_all_devices(fs_info);
+	if (btrfs_commit_needs_flush(fs_info))
+		ret = btrfs_flush_all_devices(fs_info);
 	if (ret)
 		goto fail;
 	ret = btrfs_write_all_supers(fs_info);

@@ -180,7 +180,7 @@ int btrfs_write_logical(struct btrfs_fs_info *fs_info, u64 logical,
 	return 0;
 }
 
-int btrfs_write_tree_block(struct btrfs_fs_info *fs_info, struct extent_buffer *eb)
+void btrfs_finalize_tree_block(struct btrfs_fs_info *fs_info, struct extent_buffer *eb)
 {
 	struct btrfs_header *h = eb_header(eb);
 	u8 digest[BTRFS_CSUM_SIZE];
@@ -189,6 +189,11 @@ int btrfs_write_tree_block(struct btrfs_fs_info *fs_info, struct extent_buffer *
 	btrfs_csum_data(fs_info->csum_type, eb->data + BTRFS_CSUM_SIZE,
 			eb->len - BTRFS_CSUM_SIZE, digest);
 	memcpy(h->csum, digest, BTRFS_CSUM_SIZE);
+}
+
+int btrfs_write_tree_block(struct btrfs_fs_info *fs_info, struct extent_buffer *eb)
+{
+	btrfs_finalize_tree_block(fs_info, eb);
 	return btrfs_write_logical(fs_info, eb->start, eb->data, eb->len);
 }
 
@@ -242,8 +247,23 @@ static int write_dev_supers(struct btrfs_fs_info *fs_info,
 	return ret;
 }
 
+bool btrfs_commit_needs_flush(const struct btrfs_fs_info *fs_info)
+{
+	const struct btrfs_write_state *ws = fs_info->write;
+
+	/*
+	 * While a filesystem is being created its superblocks carry the
+	 * temporary magic: no commit before the final one makes anything
+	 * valid, so none has to wait for the devices; the final commit's
+	 * first flush makes every earlier write durable before the real
+	 * magic goes out.
+	 */
+	return !(ws && ws->creating);
+}
+
 int btrfs_write_all_supers(struct btrfs_fs_info *fs_info)
 {
+	bool flush = btrfs_commit_needs_flush(fs_info);
 	int i, ret;
 
 	/* mirrors first: the primary is the commit point */
@@ -253,7 +273,7 @@ int btrfs_write_all_supers(struct btrfs_fs_info *fs_info)
 		if (ret)
 			return ret;
 	}
-	ret = btrfs_flush_all_devices(fs_info);
+	ret = flush ? btrfs_flush_all_devices(fs_info) : 0;
 	if (ret)
 		return ret;
 	for (i = 0; i < fs_info->num_devices; i++) {
@@ -261,7 +281,7 @@ int btrfs_write_all_supers(struct btrfs_fs_info *fs_info)
 		if (ret)
 			return ret;
 	}
-	return btrfs_flush_all_devices(fs_info);
+	return flush ? btrfs_flush_all_devices(fs_info) : 0;
 }
 
 int btrfs_wipe_supers(struct btrfs_fs_info *fs_info, struct btrfs_device *dev)

@@ -30,14 +30,19 @@ int btrfs_write_logical(struct btrfs_fs_info *fs_info, u64 logical,
 
 /* finalize (WRITTEN flag, checksum) and write a tree block to every copy */
 int btrfs_write_tree_block(struct btrfs_fs_info *fs_info, struct extent_buffer *eb);
+/* only the finalizing (for a caller that writes several blocks at once) */
+void btrfs_finalize_tree_block(struct btrfs_fs_info *fs_info, struct extent_buffer *eb);
 
 /*
  * Write the superblock (fs_info->super_copy, with each device's own
  * dev_item and bytenr, checksummed) to every device: the mirrors first,
  * a flush, then the primary, then a flush.  A filesystem being created
- * (write state `creating`) gets BTRFS_MAGIC_TEMPORARY instead of the magic.
+ * (write state `creating`) gets BTRFS_MAGIC_TEMPORARY instead of the magic,
+ * and no flush (see btrfs_commit_needs_flush()).
  */
 int btrfs_write_all_supers(struct btrfs_fs_info *fs_info);
+/* whether a commit waits for the devices (not while creating) */
+bool btrfs_commit_needs_flush(const struct btrfs_fs_info *fs_info);
 
 /* zero every superblock copy of a device (mkfs, before anything else) */
 int btrfs_wipe_supers(struct btrfs_fs_info *fs_info, struct btrfs_device *dev);

@@ -109,14 +109,20 @@ static void add_chunk_request(struct btrfs_create_params *cp,
 }
 
 /*
- * The first chunks exactly as geometry.c planned them, in the order that
- * gives mkfs.btrfs's logical layout: single chunks first (it keeps its
- * bootstrap chunks when the profile is single), then the others, each
- * group as system, metadata, data.
+ * The first chunks exactly as geometry.c planned them, where mkfs.btrfs
+ * puts them.  It starts with single bootstrap chunks at fixed places of
+ * the first device (mkfs_bootstrap_start()) and keeps those whose profile
+ * is single; the others come after the bootstrap area, each group as
+ * system, metadata, data.  The bootstrap places it drops stay free, and
+ * the kernel needs such small holes: relocating the last chunks (a full
+ * balance of a small filesystem) can need a new metadata chunk after data
+ * chunks took every large hole.  Devices too small for that get the
+ * chunks packed from the first megabyte.
  */
 static void set_chunks(const struct mkfs_params *p, const struct mkfs_geometry *g,
 		       struct btrfs_create_params *cp)
 {
+	u64 next = mkfs_bootstrap_end(p);
 	int pass, i;
 
 	cp->nr_chunks = 0;
@@ -124,9 +130,25 @@ static void set_chunks(const struct mkfs_params *p, const struct mkfs_geometry *
 		for (i = 0; i < MKFS_NR_CHUNKS; i++) {
 			const struct mkfs_chunk_plan *plan = &g->chunks[i];
 			bool single = !(plan->type & BTRFS_BLOCK_GROUP_PROFILE_MASK);
+			struct btrfs_chunk_request *req;
 
-			if (plan->length && single == (pass == 0))
-				add_chunk_request(cp, plan);
+			if (!plan->length || single != (pass == 0))
+				continue;
+			req = &cp->chunks[cp->nr_chunks];
+			add_chunk_request(cp, plan);
+			if (!g->bootstrap_layout)
+				continue;
+			if (single) {
+				/* a data chunk grown for --rootdir may pass the area */
+				req->logical = mkfs_bootstrap_start(p, i);
+				req->min_physical = req->logical;
+				if (req->logical + plan->length > next)
+					next = req->logical + plan->length;
+				continue;
+			}
+			req->logical = next;
+			req->first_dev_min_physical = mkfs_bootstrap_end(p);
+			next += plan->length;
 		}
 	}
 	cp->system_profile = p->meta_profile;

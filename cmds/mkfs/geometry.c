@@ -26,6 +26,30 @@
 /* the initial system chunk of btrfs-progs, part of its minimum size */
 #define SYSTEM_GROUP_SIZE	(4 * SZ_1M)
 
+/*
+ * mkfs.btrfs starts with single chunks on the first device: system (4 MiB
+ * at 1 MiB), metadata (or mixed, 8 MiB at 5 MiB) and data (8 MiB at
+ * 13 MiB, not with mixed groups), logical address = physical offset.  A
+ * single chunk of that kind stays there; other chunks follow the area.
+ */
+u64 mkfs_bootstrap_start(const struct mkfs_params *p, int chunk)
+{
+	(void)p;
+	switch (chunk) {
+	case MKFS_CHUNK_SYSTEM:
+		return DEV_RESERVED;
+	case MKFS_CHUNK_METADATA:
+		return DEV_RESERVED + SYSTEM_GROUP_SIZE;
+	default:
+		return DEV_RESERVED + SYSTEM_GROUP_SIZE + 8 * SZ_1M;
+	}
+}
+
+u64 mkfs_bootstrap_end(const struct mkfs_params *p)
+{
+	return DEV_RESERVED + SYSTEM_GROUP_SIZE + (p->mixed ? 8 : 16) * SZ_1M;
+}
+
 static u64 round_down_to(u64 v, u64 align)
 {
 	return v - v % align;
@@ -132,8 +156,39 @@ static u64 preferred_stripe_size(u64 type, u64 profile, int num_stripes,
  * the most room cannot hold it.  The engine does the real placement;
  * this only proves that it will succeed and fixes the sizes.
  */
-static int plan_chunk(struct mkfs_geometry *g, u64 avail[], u64 type,
-		      u64 profile, struct mkfs_chunk_plan *plan)
+static int plan_chunk_on(struct mkfs_geometry *g, u64 avail[], u64 type,
+			 u64 profile, struct mkfs_chunk_plan *plan);
+
+/*
+ * A single chunk goes to its bootstrap place (within the bootstrap area
+ * of the first device, see mkfs_bootstrap_start()); the others come
+ * after that area, which they must not count as free.
+ */
+static int plan_chunk(const struct mkfs_params *p, struct mkfs_geometry *g,
+		      u64 avail[], u64 type, u64 profile, struct mkfs_chunk_plan *plan)
+{
+	u64 area = mkfs_bootstrap_end(p) - DEV_RESERVED, hidden;
+	int ret;
+
+	if (!g->bootstrap_layout)
+		return plan_chunk_on(g, avail, type, profile, plan);
+
+	if (!(profile & BTRFS_BLOCK_GROUP_PROFILE_MASK)) {
+		u64 copy[MKFS_MAX_DEVICES];
+
+		/* inside the area: it takes nothing the others could use */
+		memcpy(copy, avail, sizeof(copy));
+		return plan_chunk_on(g, copy, type, profile, plan);
+	}
+	hidden = avail[0] < area ? avail[0] : area;
+	avail[0] -= hidden;
+	ret = plan_chunk_on(g, avail, type, profile, plan);
+	avail[0] += hidden;
+	return ret;
+}
+
+static int plan_chunk_on(struct mkfs_geometry *g, u64 avail[], u64 type,
+			 u64 profile, struct mkfs_chunk_plan *plan)
 {
 	int per_dev = dev_stripes(profile);
 	int num, sub, ndevs, i, j;
@@ -214,30 +269,44 @@ static void settle_flags(const struct mkfs_params *p, struct mkfs_geometry *g)
 	g->incompat |= BTRFS_FEATURE_INCOMPAT_MIXED_BACKREF;
 }
 
-int mkfs_compute_geometry(const struct mkfs_params *p, struct mkfs_geometry *g)
+static int plan_chunks(const struct mkfs_params *p, struct mkfs_geometry *g)
 {
 	u64 avail[MKFS_MAX_DEVICES];
 	u64 meta_type = BTRFS_BLOCK_GROUP_METADATA;
 	int i, ret;
 
-	ret = check_sizes(p, g);
-	if (ret)
-		return ret;
-	settle_flags(p, g);
 	for (i = 0; i < g->nr_devs; i++)
 		avail[i] = g->devs[i].size - DEV_RESERVED;
 
 	memset(g->chunks, 0, sizeof(g->chunks));
-	ret = plan_chunk(g, avail, BTRFS_BLOCK_GROUP_SYSTEM, p->meta_profile,
+	ret = plan_chunk(p, g, avail, BTRFS_BLOCK_GROUP_SYSTEM, p->meta_profile,
 			 &g->chunks[MKFS_CHUNK_SYSTEM]);
 	if (p->mixed)
 		meta_type |= BTRFS_BLOCK_GROUP_DATA;
 	if (!ret)
-		ret = plan_chunk(g, avail, meta_type, p->meta_profile,
+		ret = plan_chunk(p, g, avail, meta_type, p->meta_profile,
 				 &g->chunks[MKFS_CHUNK_METADATA]);
 	if (!ret && !p->mixed)
-		ret = plan_chunk(g, avail, BTRFS_BLOCK_GROUP_DATA,
+		ret = plan_chunk(p, g, avail, BTRFS_BLOCK_GROUP_DATA,
 				 p->data_profile, &g->chunks[MKFS_CHUNK_DATA]);
+	return ret;
+}
+
+int mkfs_compute_geometry(const struct mkfs_params *p, struct mkfs_geometry *g)
+{
+	int ret;
+
+	ret = check_sizes(p, g);
+	if (ret)
+		return ret;
+	settle_flags(p, g);
+	/* mkfs.btrfs's places when they fit, else packed (small devices) */
+	g->bootstrap_layout = true;
+	ret = plan_chunks(p, g);
+	if (ret == -ENOSPC) {
+		g->bootstrap_layout = false;
+		ret = plan_chunks(p, g);
+	}
 	if (ret) {
 		cmd_error("not enough free space to allocate the first chunks");
 		return ret;

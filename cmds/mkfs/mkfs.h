@@ -148,6 +148,12 @@ struct mkfs_geometry {
 	/* system, metadata and data chunks; in mixed mode the metadata
 	 * plan is the one mixed chunk and the data plan has length 0 */
 	struct mkfs_chunk_plan chunks[MKFS_NR_CHUNKS];
+	/*
+	 * the chunks are placed like mkfs.btrfs's, after its bootstrap area
+	 * (mkfs_bootstrap_start()); false on devices too small for that,
+	 * where they are packed from the first megabyte
+	 */
+	bool bootstrap_layout;
 	/* --rootdir: the pre-scan and the device size it needs (0: none) */
 	struct rootdir_scan scan;
 	u64 rootdir_need;
@@ -193,6 +199,9 @@ void mkfs_close_devices(struct mkfs_geometry *g, bool remove_created);
 int mkfs_wipe_devices(const struct mkfs_geometry *g);
 
 /* geometry.c */
+/* where mkfs.btrfs's bootstrap chunk of MKFS_CHUNK_* @chunk is, and its area's end */
+u64 mkfs_bootstrap_start(const struct mkfs_params *p, int chunk);
+u64 mkfs_bootstrap_end(const struct mkfs_params *p);
 u64 mkfs_min_dev_size(const struct mkfs_params *p);
 int mkfs_compute_geometry(const struct mkfs_params *p, struct mkfs_geometry *g);
 

@@ -23,7 +23,8 @@ followed by a summary.  Exit status: 0 no difference, 1 differences,
 Reading a file changes its atime unless the file system is mounted
 noatime (this tool opens files with O_NOATIME when it may); compare atimes
 only when nothing read the source through a file system that records
-them, or use --ignore-atime.
+them, or use --ignore-atime.  Symlinks cannot be read without moving
+their atime (readlink has no O_NOATIME): --ignore-symlink-atime.
 
 Tar input: .tar, .tar.gz/.tgz, .tar.bz2, .tar.xz, .tar.zst (zstd(1)
 needed); owners, modes, ns times of PAX headers, xattrs (SCHILY.xattr.*),
@@ -434,7 +435,8 @@ class Comparer:
             mt = self.expected_time(s.mtime)
             if mt != c.mtime:
                 self.diff(rel, "mtime", fmt_ns(mt), fmt_ns(c.mtime))
-        if not a.ignore_atime and s.atime is not None:
+        if not a.ignore_atime and s.atime is not None and \
+                not (a.ignore_symlink_atime and s.ftype == stat.S_IFLNK):
             at = self.expected_time(s.atime)
             if at != c.atime:
                 self.diff(rel, "atime", fmt_ns(at), fmt_ns(c.atime))
@@ -533,6 +535,9 @@ def main():
     p.add_argument("source", help="directory or tar archive")
     p.add_argument("copy", help="directory (mount point) to compare with it")
     p.add_argument("--ignore-atime", action="store_true", help="do not compare atimes")
+    p.add_argument("--ignore-symlink-atime", action="store_true",
+                   help="do not compare the atimes of symlinks (reading a link, as an "
+                        "image builder does, moves the source's atime; no O_NOATIME there)")
     p.add_argument("--ignore-mtime", action="store_true", help="do not compare mtimes")
     p.add_argument("--ignore-holes", action="store_true", help="do not compare hole maps")
     p.add_argument("--zero-holes", action="store_true",

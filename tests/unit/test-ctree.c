@@ -603,6 +603,131 @@ START_TEST(test_ctree_item_limits)
 }
 END_TEST
 
+/*
+ * An insert of a key that is there already, with the room asked for the
+ * new item, is refused with EEXIST and leaves the tree as it was, also
+ * when the existing item is nearly a leaf in size (the room then cannot
+ * be made by growing it); the item stays findable and can still be
+ * extended by what fits.
+ */
+static void insert_existing_round(u64 seed, const u32 *sizes, int nr)
+{
+	struct ct ct;
+	u8 *buf;
+	int i, j, k;
+	static const u32 asks[] = { 0, 1, 24, 25, 60, 300, 2000 };
+
+	memset(&ct, 0, sizeof(ct));
+	ct.m.rand = seed * 0x9E3779B97F4A7C15ULL | 1;
+	test_fs_create(&ct.tfs, 4096, 128ULL << 20, 0);
+	ct.root = test_fs_new_tree(&ct.tfs, BTRFS_FIRST_FREE_OBJECTID);
+	buf = calloc(1, max_item(&ct) + 1);
+	for (i = 0; i < nr; i++) {
+		struct btrfs_key key = { 300, BTRFS_INODE_REF_KEY, 1000 + i };
+		size_t pos;
+		bool found;
+
+		fill_random(&ct.m, buf, sizes[i]);
+		pos = model_find(&ct.m, &key, &found);
+		ck_assert_int_eq(btrfs_insert_item(ct.tfs.trans, ct.root, &key, buf, sizes[i]), 0);
+		model_insert(&ct.m, pos, &key, buf, sizes[i]);
+	}
+	verify_tree(&ct);
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < nr; i++) {
+			for (j = 0; j < (int)(sizeof(asks) / sizeof(asks[0])); j++) {
+				struct btrfs_key key = ct.m.items[i].key;
+				struct btrfs_path path;
+				int ret;
+
+				ret = btrfs_insert_item(ct.tfs.trans, ct.root, &key, buf, asks[j]);
+				CT_CHECK(ret == -EEXIST, "insert of existing item %d (size %u) asking %u: %d",
+					 i, ct.m.items[i].size, asks[j], ret);
+				verify_tree(&ct);
+				btrfs_init_path(&path);
+				ret = btrfs_search_slot(NULL, ct.root, &key, &path, 0, 0);
+				CT_CHECK(ret == 0, "item %d lost after a refused insert: %d", i, ret);
+				btrfs_release_path(&path);
+			}
+		}
+		/* grow every item by what still fits, then try again */
+		for (i = 0; i < nr && !k; i++) {
+			struct mitem *mi = &ct.m.items[i];
+			struct btrfs_path path;
+			u32 delta = max_item(&ct) - mi->size;
+
+			if (delta > 40)
+				delta = 40;
+			if (!delta)
+				continue;
+			search_cow(&ct, &mi->key, &path, (int)delta);
+			CT_CHECK(btrfs_leaf_free_space(path.nodes[0]) >= delta,
+				 "search for extension of item %d left %u free, need %u", i,
+				 btrfs_leaf_free_space(path.nodes[0]), delta);
+			btrfs_extend_item(&path, delta);
+			mi->data = realloc(mi->data, mi->size + delta);
+			fill_random(&ct.m, mi->data + mi->size, delta);
+			btrfs_write_item_data(&path, mi->size, mi->data + mi->size, delta);
+			mi->size += delta;
+			btrfs_release_path(&path);
+			verify_tree(&ct);
+		}
+	}
+	/* insert-or-extend: grows what fits, refuses the rest unchanged */
+	for (k = 0; k < 3; k++) {
+		for (i = 0; i < nr; i++) {
+			for (j = 1; j < (int)(sizeof(asks) / sizeof(asks[0])); j++) {
+				struct mitem *mi = &ct.m.items[i];
+				struct btrfs_path path;
+				u32 off, len = asks[j];
+				int ret;
+
+				btrfs_init_path(&path);
+				ret = btrfs_insert_or_extend_item(ct.tfs.trans, ct.root, &path,
+								  &mi->key, len, &off);
+				if (mi->size + len > max_item(&ct)) {
+					CT_CHECK(ret == -EOVERFLOW, "growing item %d (size %u) by %u: %d",
+						 i, mi->size, len, ret);
+				} else {
+					CT_CHECK(ret == 0 && off == mi->size,
+						 "growing item %d (size %u) by %u: %d, off %u",
+						 i, mi->size, len, ret, off);
+					mi->data = realloc(mi->data, mi->size + len);
+					fill_random(&ct.m, mi->data + mi->size, len);
+					btrfs_write_item_data(&path, off, mi->data + mi->size, len);
+					mi->size += len;
+				}
+				btrfs_release_path(&path);
+				verify_tree(&ct);
+			}
+		}
+	}
+	free(buf);
+	test_fs_commit(&ct.tfs);
+	test_fs_verify_extents(&ct.tfs);
+	model_free(&ct.m);
+	test_fs_destroy(&ct.tfs);
+}
+
+START_TEST(test_ctree_insert_existing_full)
+{
+	u32 max = btrfs_leaf_max_item_size(4096);
+	const u32 alone[] = { max - 10 };
+	const u32 first[] = { max - 30, 40, 50 };
+	const u32 middle[] = { 500, max - 600, 400 };
+	const u32 last[] = { 100, 200, max - 330 };
+	const u32 full[] = { max, max - 1, 10, max - 25, max - 26, 2000, 1900, max };
+	const u32 mixed[] = { 1500, 1500, max - 3000, 1200, max - 20, 3, 7, 1000, max - 1100 };
+
+	insert_existing_round(1, alone, 1);
+	insert_existing_round(2, first, 3);
+	insert_existing_round(3, middle, 3);
+	insert_existing_round(4, last, 3);
+	insert_existing_round(5, full, 8);
+	insert_existing_round(6, mixed, 9);
+}
+END_TEST
+
 Suite *ctree_suite(void)
 {
 	Suite *s = suite_create("ctree");
@@ -610,6 +735,7 @@ Suite *ctree_suite(void)
 
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, test_ctree_item_limits);
+	tcase_add_test(tc, test_ctree_insert_existing_full);
 	tcase_add_test(tc, test_ctree_sequential);
 	tcase_add_test(tc, test_ctree_random_seed1);
 	tcase_add_test(tc, test_ctree_random_seed2);
