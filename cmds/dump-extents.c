@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "commands.h"
-#include "device-scan.h"
+#include "inspect-common.h"
 #include "check/progress.h"
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/disk-io.h"
@@ -80,7 +80,7 @@ struct de_opts {
 	bool noscan;
 	bool no_paths;
 	bool data_only, tree_only;
-	struct device_list devices;
+	struct inspect_open io;
 	struct reporter_state rs;
 };
 
@@ -307,35 +307,11 @@ static int parse_options(int argc, char **argv, struct de_opts *o)
 		usage(stderr);
 		return -EINVAL;
 	}
-	if (device_list_init(&o->devices, argv + optind, argc - optind)) {
+	if (inspect_devices(&o->io, argv, optind, argc, o->noscan)) {
 		cmd_error("out of memory");
 		return -ENOMEM;
 	}
 	return 0;
-}
-
-static struct btrfs_fs_info *open_fs(struct de_opts *o)
-{
-	struct open_ctree_args args;
-	struct btrfs_fs_info *fs_info;
-	int err = 0;
-
-	memset(&args, 0, sizeof(args));
-	args.paths = o->devices.paths;
-	args.nr_paths = o->devices.nr_paths;
-	args.backup_root = -1;
-	args.flags = OPEN_CTREE_PARTIAL;
-	/* the resolver reads the trees that own extents itself, when asked */
-	args.skip_roots = OPEN_ROOT_DEV | OPEN_ROOT_FS | OPEN_ROOT_CSUM | OPEN_ROOT_QUOTA |
-			  OPEN_ROOT_UUID;
-	/* tree blocks are revisited near each other: a modest cache suffices */
-	args.cache_budget = 24U << 20;
-	args.reporter.report = report_to_stderr;
-	args.reporter.ctx = &o->rs;
-	fs_info = open_ctree(&args, &err);
-	if (!fs_info)
-		cmd_error("unable to open %s", o->devices.paths[0]);
-	return fs_info;
 }
 
 /* ---- names ---- */
@@ -349,22 +325,6 @@ static const char *backref_name(u8 type)
 	case BTRFS_SHARED_DATA_REF_KEY: return "shared_data";
 	case BTRFS_EXTENT_OWNER_REF_KEY: return "owner";
 	}
-	return "unknown";
-}
-
-static const char *bg_type_name(u64 flags)
-{
-	u64 t = flags & (BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_METADATA |
-			 BTRFS_BLOCK_GROUP_SYSTEM);
-
-	if (t == (BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_METADATA))
-		return "mixed";
-	if (t & BTRFS_BLOCK_GROUP_DATA)
-		return "data";
-	if (t & BTRFS_BLOCK_GROUP_METADATA)
-		return "metadata";
-	if (t & BTRFS_BLOCK_GROUP_SYSTEM)
-		return "system";
 	return "unknown";
 }
 
@@ -621,13 +581,13 @@ static void print_chunk_of(struct de_ctx *c, u64 logical)
 		json_kv_object_begin(w, "chunk");
 		json_kv_u64(w, "start", ml->logical);
 		json_kv_u64(w, "length", ml->length);
-		json_kv_string(w, "type", bg_type_name(ml->type));
+		json_kv_string(w, "type", inspect_bg_type_name(ml->type));
 		json_kv_string(w, "profile", btrfs_bg_type_profile_name(ml->type));
 		json_kv_array_begin(w, "copies");
 	} else {
 		printf("logical %llu in chunk %llu length %llu %s %s\n",
 		       (unsigned long long)logical, (unsigned long long)ml->logical,
-		       (unsigned long long)ml->length, bg_type_name(ml->type),
+		       (unsigned long long)ml->length, inspect_bg_type_name(ml->type),
 		       btrfs_bg_type_profile_name(ml->type));
 	}
 	for (m = 1; m <= copies; m++) {
@@ -724,7 +684,7 @@ static int run_physical(struct de_ctx *c)
 				     "P parity of full stripe at logical") : "logical",
 		       (unsigned long long)hit.logical,
 		       (unsigned long long)hit.chunk_logical,
-		       bg_type_name(hit.chunk_type),
+		       inspect_bg_type_name(hit.chunk_type),
 		       btrfs_bg_type_profile_name(hit.chunk_type), hit.stripe);
 	}
 	if (hit.parity)
@@ -994,13 +954,18 @@ int cmd_dump_extents(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	ret = parse_options(argc, argv, &o);
 	if (ret) {
-		device_list_release(&o.devices);
+		inspect_close(&o.io, NULL);
 		return ret > 0 ? GHEE_EXIT_OK : GHEE_EXIT_USAGE;
 	}
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
-	if (!o.noscan)
-		device_list_scan(&o.devices);
-	fs_info = open_fs(&o);
+	/* the resolver reads the trees that own extents itself, when asked */
+	o.io.skip_roots = OPEN_ROOT_DEV | OPEN_ROOT_FS | OPEN_ROOT_CSUM | OPEN_ROOT_QUOTA |
+			  OPEN_ROOT_UUID;
+	/* tree blocks are revisited near each other: a modest cache suffices */
+	o.io.cache_budget = 24U << 20;
+	o.io.reporter.report = report_to_stderr;
+	o.io.reporter.ctx = &o.rs;
+	fs_info = inspect_open_fs(&o.io);
 	if (!fs_info) {
 		ret = GHEE_EXIT_FAILURE;
 		goto out;
@@ -1010,10 +975,7 @@ int cmd_dump_extents(int argc, char **argv)
 	if (o.rs.suppressed)
 		fprintf(stderr, "(%llu repeated messages not shown)\n", o.rs.suppressed);
 out:
-	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "ERROR: cannot write the output: %s\n", strerror(errno));
-		ret = GHEE_EXIT_FAILURE;
-	}
-	device_list_release(&o.devices);
+	ret = inspect_finish_output(ret);
+	inspect_close(&o.io, NULL);
 	return ret;
 }

@@ -770,7 +770,7 @@ int cmd_dump_free_space(int argc, char **argv)
 	if (first <= 0)
 		return first == 0 ? GHEE_EXIT_OK : GHEE_EXIT_USAGE;
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
-	if (inspect_devices(&io, argv, first, argc))
+	if (inspect_devices(&io, argv, first, argc, false))
 		return GHEE_EXIT_FAILURE;
 	/* block groups, the free space tree, the v1 cache inodes and the extent tree suffice */
 	io.skip_roots = OPEN_ROOT_DEV | OPEN_ROOT_FS | OPEN_ROOT_CSUM | OPEN_ROOT_QUOTA |

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <strings.h>
 #include "commands.h"
-#include "device-scan.h"
+#include "inspect-common.h"
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/print-tree.h"
@@ -38,8 +38,7 @@ struct dump_tree_opts {
 	u64 tree_id;		/* 0: all trees */
 	u64 *blocks;		/* -b, in the order given */
 	size_t nr_blocks;
-	struct device_list devices;	/* given, then found by scanning */
-	unsigned int reported_errors;	/* errors the engine and printers reported */
+	struct inspect_open io;		/* the devices, errors the engine reported */
 };
 
 /* what the walk over the trees needs */
@@ -77,24 +76,6 @@ static void usage(FILE *out)
 	      "  --format text|json     output format (default text)\n"
 	      "  -h|--help              this help\n"
 	      "  -V|--version           print the version\n", out);
-}
-
-/* engine and printer messages go to stderr, after what stdout holds */
-static void report_to_stderr(void *ctx, enum btrfs_report_level level,
-			     const char *msg)
-{
-	unsigned int *nr_errors = ctx;
-
-	if (level == BTRFS_REPORT_ERROR && nr_errors)
-		(*nr_errors)++;
-	if (level == BTRFS_REPORT_ERROR) {
-		cmd_error("%s", msg);
-	} else if (level == BTRFS_REPORT_WARNING) {
-		cmd_warning("%s", msg);
-	} else {
-		fflush(stdout);
-		fprintf(stderr, "%s\n", msg);
-	}
 }
 
 /* ---- option parsing ---- */
@@ -315,7 +296,7 @@ static int parse_options(int argc, char **argv, struct dump_tree_opts *o)
 		cmd_try_help("dump-tree");
 		return -EINVAL;
 	}
-	if (device_list_init(&o->devices, argv + optind, argc - optind)) {
+	if (inspect_devices(&o->io, argv, optind, argc, o->noscan)) {
 		cmd_error("out of memory");
 		return -ENOMEM;
 	}
@@ -368,31 +349,6 @@ static void print_missing_devices(const struct btrfs_fs_info *fs_info)
 		}
 		cur += len;
 	}
-}
-
-static struct btrfs_fs_info *open_fs(struct dump_tree_opts *o)
-{
-	struct open_ctree_args args;
-	struct btrfs_fs_info *fs_info;
-	int err = 0;
-
-	memset(&args, 0, sizeof(args));
-	args.paths = o->devices.paths;
-	args.nr_paths = o->devices.nr_paths;
-	args.backup_root = -1;
-	args.flags = OPEN_CTREE_PARTIAL;
-	/* blocks are printed once each: a small cache keeps memory flat */
-	args.cache_budget = 32U << 20;
-	/* single blocks need the chunk tree only */
-	if (o->nr_blocks)
-		args.flags |= OPEN_CTREE_CHUNK_ONLY;
-	args.reporter.report = report_to_stderr;
-	args.reporter.ctx = &o->reported_errors;
-	fs_info = open_ctree(&args, &err);
-	/* the engine has said why */
-	if (!fs_info)
-		cmd_error("unable to open %s", o->devices.paths[0]);
-	return fs_info;
 }
 
 /* the log root tree is not kept by open_ctree: read it from the superblock */
@@ -959,7 +915,7 @@ static int dump(struct btrfs_fs_info *fs_info, struct dump_tree_opts *o)
 	if (json_mode(&d) && json_doc_end(&d))
 		d.errors++;
 	/* unlike progs, say when something could not be read or printed */
-	if (d.errors || d.p.read_errors || o->reported_errors)
+	if (d.errors || d.p.read_errors || o->io.reported_errors)
 		return GHEE_EXIT_FAILURE;
 	return GHEE_EXIT_OK;
 }
@@ -975,7 +931,7 @@ int cmd_dump_tree(int argc, char **argv)
 	o.format = BTRFS_PRINT_FORMAT_TEXT;
 	ret = parse_options(argc, argv, &o);
 	if (ret) {
-		device_list_release(&o.devices);
+		inspect_close(&o.io, NULL);
 		free(o.blocks);
 		return ret > 0 ? GHEE_EXIT_OK : GHEE_EXIT_USAGE;
 	}
@@ -983,9 +939,12 @@ int cmd_dump_tree(int argc, char **argv)
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	if (o.format == BTRFS_PRINT_FORMAT_TEXT)
 		printf("%s\n", ghee_version_string);
-	if (!o.noscan)
-		device_list_scan(&o.devices);
-	fs_info = open_fs(&o);
+	/* blocks are printed once each: a small cache keeps memory flat */
+	o.io.cache_budget = 32U << 20;
+	/* single blocks need the chunk tree only */
+	if (o.nr_blocks)
+		o.io.open_flags = OPEN_CTREE_CHUNK_ONLY;
+	fs_info = inspect_open_fs(&o.io);
 	if (!fs_info) {
 		ret = GHEE_EXIT_FAILURE;
 		goto out;
@@ -995,11 +954,8 @@ int cmd_dump_tree(int argc, char **argv)
 	ret = dump(fs_info, &o);
 	close_ctree(fs_info);
 out:
-	if (fflush(stdout) || ferror(stdout)) {
-		cmd_error("cannot write the output: %s", strerror(errno));
-		ret = GHEE_EXIT_FAILURE;
-	}
-	device_list_release(&o.devices);
+	ret = inspect_finish_output(ret);
+	inspect_close(&o.io, NULL);
 	free(o.blocks);
 	return ret;
 }

@@ -31,7 +31,8 @@ bool inspect_parse_u64(const char *s, u64 *ret)
 	return true;
 }
 
-int inspect_devices(struct inspect_open *io, char **argv, int first, int argc)
+int inspect_devices(struct inspect_open *io, char **argv, int first, int argc,
+		    bool noscan)
 {
 	int ret;
 
@@ -39,7 +40,8 @@ int inspect_devices(struct inspect_open *io, char **argv, int first, int argc)
 	ret = device_list_init(&io->devices, argv + first, argc - first);
 	if (ret)
 		return ret;
-	device_list_scan(&io->devices);
+	if (!noscan)
+		device_list_scan(&io->devices);
 	return 0;
 }
 
@@ -64,11 +66,15 @@ struct btrfs_fs_info *inspect_open_fs(struct inspect_open *io)
 	args.paths = io->devices.paths;
 	args.nr_paths = io->devices.nr_paths;
 	args.backup_root = -1;
-	args.flags = OPEN_CTREE_PARTIAL;
+	args.flags = OPEN_CTREE_PARTIAL | io->open_flags;
 	args.skip_roots = io->skip_roots;
-	args.cache_budget = 32U << 20;
-	args.reporter.report = report_to_stderr;
-	args.reporter.ctx = &io->reported_errors;
+	args.cache_budget = io->cache_budget ? io->cache_budget : 32U << 20;
+	if (io->reporter.report) {
+		args.reporter = io->reporter;
+	} else {
+		args.reporter.report = report_to_stderr;
+		args.reporter.ctx = &io->reported_errors;
+	}
 	fs_info = open_ctree(&args, &err);
 	if (!fs_info)
 		cmd_error("unable to open %s", io->devices.paths[0]);
@@ -80,6 +86,22 @@ void inspect_close(struct inspect_open *io, struct btrfs_fs_info *fs_info)
 	if (fs_info)
 		close_ctree(fs_info);
 	device_list_release(&io->devices);
+}
+
+const char *inspect_bg_type_name(u64 flags)
+{
+	u64 t = flags & (BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_METADATA |
+			 BTRFS_BLOCK_GROUP_SYSTEM);
+
+	if (t == (BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_METADATA))
+		return "mixed";
+	if (t & BTRFS_BLOCK_GROUP_DATA)
+		return "data";
+	if (t & BTRFS_BLOCK_GROUP_METADATA)
+		return "metadata";
+	if (t & BTRFS_BLOCK_GROUP_SYSTEM)
+		return "system";
+	return "unknown";
 }
 
 const char *inspect_size(char *buf, size_t len, u64 bytes, bool raw)

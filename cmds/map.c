@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "commands.h"
-#include "device-scan.h"
+#include "inspect-common.h"
 #include "check/progress.h"
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/disk-io.h"
@@ -42,8 +42,7 @@ struct map_opts {
 	const char *png;
 	bool physical;
 	bool noscan;
-	struct device_list devices;
-	unsigned int reported_errors;
+	struct inspect_open io;
 };
 
 struct bg_ent {
@@ -93,18 +92,6 @@ static void usage(FILE *out)
 	      "  -h|--help            this help\n", out);
 }
 
-static void report_to_stderr(void *ctx, enum btrfs_report_level level,
-			     const char *msg)
-{
-	unsigned int *nr_errors = ctx;
-
-	if (level == BTRFS_REPORT_ERROR && nr_errors)
-		(*nr_errors)++;
-	fflush(stdout);
-	fprintf(stderr, "%s%s\n", level == BTRFS_REPORT_ERROR ? "ERROR: " :
-		level == BTRFS_REPORT_WARNING ? "WARNING: " : "", msg);
-}
-
 enum { OPT_PHYSICAL = 256, OPT_PNG, OPT_NOSCAN };
 
 static int parse_options(int argc, char **argv, struct map_opts *o)
@@ -152,7 +139,7 @@ static int parse_options(int argc, char **argv, struct map_opts *o)
 		usage(stderr);
 		return -EINVAL;
 	}
-	if (device_list_init(&o->devices, argv + optind, argc - optind)) {
+	if (inspect_devices(&o->io, argv, optind, argc, o->noscan)) {
 		cmd_error("out of memory");
 		return -ENOMEM;
 	}
@@ -165,26 +152,10 @@ struct rgb {
 	int r, g, b;
 };
 
-static const char *type_name(u64 flags)
-{
-	u64 t = flags & (BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_METADATA |
-			 BTRFS_BLOCK_GROUP_SYSTEM);
-
-	if (t == (BTRFS_BLOCK_GROUP_DATA | BTRFS_BLOCK_GROUP_METADATA))
-		return "mixed";
-	if (t & BTRFS_BLOCK_GROUP_DATA)
-		return "data";
-	if (t & BTRFS_BLOCK_GROUP_METADATA)
-		return "metadata";
-	if (t & BTRFS_BLOCK_GROUP_SYSTEM)
-		return "system";
-	return "unknown";
-}
-
 /* data blue, metadata green, system red, mixed purple */
 static struct rgb type_colour(u64 flags)
 {
-	const char *t = type_name(flags);
+	const char *t = inspect_bg_type_name(flags);
 
 	if (!strcmp(t, "data"))
 		return (struct rgb){ 40, 90, 220 };
@@ -288,9 +259,9 @@ static void group_begin(struct map_ctx *m, const struct bg_ent *e, int top, u64 
 
 	fprintf(m->out, "<g class=\"bg %s\" id=\"bg-%llu%s\" data-start=\"%llu\" data-length=\"%llu\" data-used=\"%llu\">\n"
 		"<title>%s %s block group %llu length %llu used %llu (%.1f%%) free %llu%s</title>\n",
-		type_name(bg->flags), (unsigned long long)bg->start, id,
+		inspect_bg_type_name(bg->flags), (unsigned long long)bg->start, id,
 		(unsigned long long)bg->start, (unsigned long long)bg->length,
-		(unsigned long long)bg->used, type_name(bg->flags),
+		(unsigned long long)bg->used, inspect_bg_type_name(bg->flags),
 		btrfs_bg_type_profile_name(bg->flags), (unsigned long long)bg->start,
 		(unsigned long long)bg->length, (unsigned long long)bg->used,
 		100.0 * fill_of(bg),
@@ -395,7 +366,7 @@ static void draw_legend(struct map_ctx *m, int y)
 			"<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>"
 			"<text x=\"%d\" y=\"%d\">%s</text>\n",
 			x, y, light, x + 12, y, col, x + 24, y, dark, x + 40, y + 10,
-			type_name(types[i]));
+			inspect_bg_type_name(types[i]));
 		x += 130;
 	}
 	fprintf(m->out, "<text x=\"%d\" y=\"%d\">light: free, solid: used (darker: fuller group)</text>\n",
@@ -773,28 +744,6 @@ static int rasterize(const char *svg, const char *png)
 	return 0;
 }
 
-static struct btrfs_fs_info *open_fs(struct map_opts *o)
-{
-	struct open_ctree_args args;
-	struct btrfs_fs_info *fs_info;
-	int err = 0;
-
-	memset(&args, 0, sizeof(args));
-	args.paths = o->devices.paths;
-	args.nr_paths = o->devices.nr_paths;
-	args.backup_root = -1;
-	args.flags = OPEN_CTREE_PARTIAL;
-	/* block groups, extents and device extents: no file trees needed */
-	args.skip_roots = OPEN_ROOT_FS | OPEN_ROOT_CSUM | OPEN_ROOT_QUOTA | OPEN_ROOT_UUID;
-	args.cache_budget = 16U << 20;
-	args.reporter.report = report_to_stderr;
-	args.reporter.ctx = &o->reported_errors;
-	fs_info = open_ctree(&args, &err);
-	if (!fs_info)
-		cmd_error("unable to open %s", o->devices.paths[0]);
-	return fs_info;
-}
-
 int cmd_map(int argc, char **argv)
 {
 	struct btrfs_fs_info *fs_info;
@@ -805,14 +754,15 @@ int cmd_map(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	ret = parse_options(argc, argv, &o);
 	if (ret) {
-		device_list_release(&o.devices);
+		inspect_close(&o.io, NULL);
 		return ret > 0 ? GHEE_EXIT_OK : GHEE_EXIT_USAGE;
 	}
-	if (!o.noscan)
-		device_list_scan(&o.devices);
-	fs_info = open_fs(&o);
+	/* block groups, extents and device extents: no file trees needed */
+	o.io.skip_roots = OPEN_ROOT_FS | OPEN_ROOT_CSUM | OPEN_ROOT_QUOTA | OPEN_ROOT_UUID;
+	o.io.cache_budget = 16U << 20;
+	fs_info = inspect_open_fs(&o.io);
 	if (!fs_info) {
-		device_list_release(&o.devices);
+		inspect_close(&o.io, NULL);
 		return GHEE_EXIT_FAILURE;
 	}
 	memset(&m, 0, sizeof(m));
@@ -839,12 +789,11 @@ int cmd_map(int argc, char **argv)
 	}
 	if (!m.errors && o.png && rasterize(o.output, o.png))
 		m.errors++;
-	ret = m.errors || o.reported_errors ? GHEE_EXIT_FAILURE : GHEE_EXIT_OK;
+	ret = m.errors || o.io.reported_errors ? GHEE_EXIT_FAILURE : GHEE_EXIT_OK;
 out:
 	free(m.bgs);
 	range_list_release(&m.used);
 	range_list_release(&m.parity);
-	close_ctree(fs_info);
-	device_list_release(&o.devices);
+	inspect_close(&o.io, fs_info);
 	return ret;
 }

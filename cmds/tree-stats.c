@@ -426,7 +426,7 @@ int cmd_tree_stats(int argc, char **argv)
 		free(ids);
 		return GHEE_EXIT_USAGE;
 	}
-	if (inspect_devices(&io, argv, optind, argc)) {
+	if (inspect_devices(&io, argv, optind, argc, false)) {
 		free(ids);
 		return GHEE_EXIT_FAILURE;
 	}

@@ -617,7 +617,7 @@ int cmd_usage(int argc, char **argv)
 		usage_help(stderr);
 		return GHEE_EXIT_USAGE;
 	}
-	if (inspect_devices(&io, argv, optind, argc))
+	if (inspect_devices(&io, argv, optind, argc, false))
 		return GHEE_EXIT_FAILURE;
 	/* chunks, block groups, device items and the reserve's trees suffice */
 	io.skip_roots = OPEN_ROOT_DEV | OPEN_ROOT_FS | OPEN_ROOT_QUOTA | OPEN_ROOT_UUID;
