@@ -16,21 +16,7 @@ source "$TOP/tests/fsck-tests/lib/fs-trees-lib.sh"
 source "$TOP/tests/fsck-tests/lib/repair-lib.sh"
 need_progs make gcc python3 mkfs.btrfs
 
-# the fault-injection build, shared with mkfs-tests/050 in the cache
-fb=$CACHE/mkfs-fault-build
-mkdir -p "$fb"
-(
-	exec 9> "$fb/.lock"
-	flock 9
-	cd "$fb" || exit 1
-	if [ ! -f Makefile ] || [ "$TOP/configure" -nt Makefile ]; then
-		[ -x "$TOP/configure" ] || (cd "$TOP" && autoreconf -fi) || exit 1
-		"$TOP/configure" -q --enable-fault-injection || exit 1
-	fi
-	make -j"$(nproc)" ghee >/dev/null || exit 1
-) > "$TEST_TMP/build.log" 2>&1 || { tail -n 30 "$TEST_TMP/build.log" >&2; fail "the fault-injection build failed"; }
-FGHEE=$fb/ghee
-grep -q 'define GHEE_FAULT_INJECTION 1' "$fb/config.h" || fail "$fb is not a fault-injection build"
+fault_injection_build
 
 # the sorted findings of IMG, one "CODE message" per line
 findings()

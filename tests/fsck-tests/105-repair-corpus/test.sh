@@ -40,31 +40,6 @@ REPAIRED="004-no-dir-index__default_case
 032-corrupted-qgroup__qgroup_corrupted
 034-bad-inode-flags__default_case"
 
-count_findings()
-{
-	# the number of findings; their codes go to $2 (one per line, sorted)
-	timeout 60 "$GHEE" check --format json "$1" 2>/dev/null | python3 -c '
-import json, sys
-try:
-    doc = json.load(sys.stdin)
-except ValueError:
-    doc = {"result": "cannot-check"}
-codes = sorted({m["code"] for p in doc.get("phases", []) for m in p.get("messages", [])
-                if m.get("type") == "finding"})
-open(sys.argv[1], "w").write("".join(c + "\n" for c in codes))
-if doc.get("result") == "cannot-check":
-    print(-1); sys.exit(0)
-print(sum(1 for p in doc.get("phases", []) for m in p.get("messages", [])
-          if m.get("type") == "finding"))' "$2"
-}
-
-# structural codes a repair must never introduce (it writes whole, valid
-# blocks through the engine): a new one means the repair made it worse
-new_structural()
-{
-	comm -13 "$1" "$2" | grep -E '^(TREE_|SUPER_|CHUNK_|DEV_EXTENT_OVERLAP|DEV_ITEM_MISSING)'
-}
-
 # kernel_workload IMG NAME: the kernel mounts the repaired image read-write,
 # every file reads back (when its data checksums verify: btrfs-image
 # restores carry no data), a workload runs, and it is clean afterwards

@@ -20,6 +20,12 @@
 #                            repair changes for the findings of the first check
 #   expect_second_repair_noop IMG
 #                            a second --repair exits 0 and changes no byte
+#   count_findings IMG CODES prints the number of findings of ghee check (-1:
+#                            cannot check); their codes to the file CODES
+#   new_structural BEFORE AFTER
+#                            the structural codes in AFTER and not in BEFORE
+#   fault_injection_build    builds (cached, shared with mkfs-tests/050) a
+#                            --enable-fault-injection ghee; sets FGHEE
 
 PROGS619=/work/shared/tools/btrfs-progs-6.19/btrfs
 [ -x "$PROGS619" ] || PROGS619=
@@ -173,4 +179,48 @@ for start, end in sorted(segments(fa, sa) + segments(fb, sb)):
         pos += n
 sys.exit(0)
 PY
+}
+
+count_findings()
+{
+	timeout 60 "$GHEE" check --format json "$1" 2>/dev/null | python3 -c '
+import json, sys
+try:
+    doc = json.load(sys.stdin)
+except ValueError:
+    doc = {"result": "cannot-check"}
+codes = sorted({m["code"] for p in doc.get("phases", []) for m in p.get("messages", [])
+                if m.get("type") == "finding"})
+open(sys.argv[1], "w").write("".join(c + "\n" for c in codes))
+if doc.get("result") == "cannot-check":
+    print(-1); sys.exit(0)
+print(sum(1 for p in doc.get("phases", []) for m in p.get("messages", [])
+          if m.get("type") == "finding"))' "$2"
+}
+
+# a repair writes whole, valid blocks through the engine: a structural code
+# it introduces means it made the image worse
+new_structural()
+{
+	comm -13 "$1" "$2" | grep -E '^(TREE_|SUPER_|CHUNK_|DEV_EXTENT_OVERLAP|DEV_ITEM_MISSING)'
+}
+
+fault_injection_build()
+{
+	local fb=$CACHE/mkfs-fault-build
+
+	mkdir -p "$fb"
+	(
+		exec 9> "$fb/.lock"
+		flock 9
+		cd "$fb" || exit 1
+		if [ ! -f Makefile ] || [ "$TOP/configure" -nt Makefile ]; then
+			[ -x "$TOP/configure" ] || (cd "$TOP" && autoreconf -fi) || exit 1
+			"$TOP/configure" -q --enable-fault-injection || exit 1
+		fi
+		make -j"$(nproc)" ghee >/dev/null || exit 1
+	) > "$TEST_TMP/build.log" 2>&1 ||
+		{ tail -n 30 "$TEST_TMP/build.log" >&2; fail "the fault-injection build failed"; }
+	FGHEE=$fb/ghee
+	grep -q 'define GHEE_FAULT_INJECTION 1' "$fb/config.h" || fail "$fb is not a fault-injection build"
 }

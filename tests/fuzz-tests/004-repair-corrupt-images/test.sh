@@ -4,6 +4,7 @@
 # each result: it must end in an orderly way (no crash, hang or sanitizer
 # report) and never leave more findings than the check before it found.
 source "$TOP/tests/common.sh"
+source "$TOP/tests/fsck-tests/lib/repair-lib.sh"
 need_progs mkfs.btrfs python3
 
 : "${GHEE_REPAIR_ROUNDS:=10}"
@@ -18,38 +19,13 @@ truncate -s 300M "$base"
 mkfs.btrfs -q -f -n 4096 -m single --rootdir "$src" "$base" >/dev/null ||
 	fail "mkfs.btrfs failed"
 
-count()
-{
-	# the number of findings; their codes go to $2 (one per line, sorted)
-	timeout 60 "$GHEE" check --format json "$1" 2>/dev/null | python3 -c '
-import json, sys
-try:
-    doc = json.load(sys.stdin)
-except ValueError:
-    doc = {"result": "cannot-check"}
-codes = sorted({m["code"] for p in doc.get("phases", []) for m in p.get("messages", [])
-                if m.get("type") == "finding"})
-open(sys.argv[1], "w").write("".join(c + "\n" for c in codes))
-if doc.get("result") == "cannot-check":
-    print(-1); sys.exit(0)
-print(sum(1 for p in doc.get("phases", []) for m in p.get("messages", [])
-          if m.get("type") == "finding"))' "$2"
-}
-
-# structural codes a repair must never introduce (it writes whole, valid
-# blocks through the engine): a new one means the repair made it worse
-new_structural()
-{
-	comm -13 "$1" "$2" | grep -E '^(TREE_|SUPER_|CHUNK_|DEV_EXTENT_OVERLAP|DEV_ITEM_MISSING)'
-}
-
 img=$TEST_TMP/img
 bad=0 repaired=0
 for round in $(seq 1 "$GHEE_REPAIR_ROUNDS"); do
 	cp --sparse=always "$base" "$img"
 	python3 "$TOP/tests/fuzz-tests/003-corrupt-images/corrupt.py" "$img" "$((round + 1000))" $((1 + round % 4)) ||
 		fail "corrupt.py failed"
-	before=$(count "$img" "$TEST_TMP/codes.before")
+	before=$(count_findings "$img" "$TEST_TMP/codes.before")
 	timeout 120 "$GHEE" check --repair -q "$img" >/dev/null 2>"$TEST_TMP/err"
 	rc=$?
 	if _status_is_crash $rc || grep -qE 'Sanitizer|runtime error' "$TEST_TMP/err"; then
@@ -58,7 +34,7 @@ for round in $(seq 1 "$GHEE_REPAIR_ROUNDS"); do
 		bad=$((bad + 1))
 		continue
 	fi
-	after=$(count "$img" "$TEST_TMP/codes.after")
+	after=$(count_findings "$img" "$TEST_TMP/codes.after")
 	new=$(new_structural "$TEST_TMP/codes.before" "$TEST_TMP/codes.after")
 	if [ "$before" -ge 0 ] && [ -n "$new" ]; then
 		echo "round $round: the repair introduced $new"
