@@ -82,13 +82,12 @@ static int fix_super_mirror(struct repair_ctx *r, const struct problem_ctx *p)
 
 /* ---- phase 2: devices ---- */
 
-static int fix_dev_bytes_used(struct repair_ctx *r, const struct problem_ctx *p)
+/* bytes_used of device @devid as its chunk tree item holds it */
+static int read_dev_bytes_used(struct btrfs_fs_info *fs, u64 devid, u64 *used)
 {
-	struct btrfs_key key = { BTRFS_DEV_ITEMS_OBJECTID, BTRFS_DEV_ITEM_KEY, p->devid };
-	struct btrfs_fs_info *fs = r->fs_info;
+	struct btrfs_key key = { BTRFS_DEV_ITEMS_OBJECTID, BTRFS_DEV_ITEM_KEY, devid };
 	struct btrfs_path path;
-	u64 old;
-	int ret, i;
+	int ret;
 
 	btrfs_init_path(&path);
 	/* read only: commit rewrites the device item from the write state */
@@ -97,26 +96,53 @@ static int fix_dev_bytes_used(struct repair_ctx *r, const struct problem_ctx *p)
 		btrfs_release_path(&path);
 		return ret < 0 ? ret : -ENOENT;
 	}
-	old = btrfs_device_bytes_used(btrfs_item_ptr(path.nodes[0], path.slots[0],
-						     struct btrfs_dev_item));
+	*used = btrfs_device_bytes_used(btrfs_item_ptr(path.nodes[0], path.slots[0],
+						       struct btrfs_dev_item));
 	btrfs_release_path(&path);
+	return 0;
+}
+
+/* the index of device @devid in the write state; -ENOENT when it has none */
+static int write_state_device(struct btrfs_fs_info *fs, u64 devid)
+{
+	struct btrfs_write_state *ws = fs->write;
+	int i;
+
+	for (i = 0; i < fs->num_devices; i++)
+		if (ws->dev_item_valid[i] && btrfs_device_id(&ws->dev_items[i]) == devid)
+			return i;
+	return -ENOENT;
+}
+
+/* device @i's bytes_used becomes @used, written by the commit */
+static void set_dev_bytes_used(struct btrfs_fs_info *fs, int i, u64 used)
+{
+	struct btrfs_write_state *ws = fs->write;
+
+	btrfs_set_device_bytes_used(&ws->dev_items[i], used);
+	fs->devices[i].bytes_used = used;
+	ws->dev_item_dirty[i] = true;
+}
+
+static int fix_dev_bytes_used(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	struct btrfs_fs_info *fs = r->fs_info;
+	u64 old;
+	int ret, i;
+
+	ret = read_dev_bytes_used(fs, p->devid, &old);
+	if (ret)
+		return ret;
 	repair_note(r, REPAIR_OP_CHANGE, true, old, p->expected,
 		    "chunk tree (DEV_ITEMS DEV_ITEM %llu) bytes_used",
 		    (unsigned long long)p->devid);
 	if (!r->trans)
 		return 0;
-	for (i = 0; i < fs->num_devices; i++) {
-		struct btrfs_write_state *ws = ws_of(r);
-
-		if (!ws->dev_item_valid[i] ||
-		    btrfs_device_id(&ws->dev_items[i]) != p->devid)
-			continue;
-		btrfs_set_device_bytes_used(&ws->dev_items[i], p->expected);
-		fs->devices[i].bytes_used = p->expected;
-		ws->dev_item_dirty[i] = true;
-		return 0;
-	}
-	return -ENOENT;
+	i = write_state_device(fs, p->devid);
+	if (i < 0)
+		return i;
+	set_dev_bytes_used(fs, i, p->expected);
+	return 0;
 }
 
 /* does a chunk stripe of @devid overlap [physical, physical + len)? */
@@ -169,23 +195,18 @@ static int fix_dev_extent_no_chunk(struct repair_ctx *r, const struct problem_ct
 {
 	struct btrfs_fs_info *fs = r->fs_info;
 	struct btrfs_key key = { p->devid, BTRFS_DEV_EXTENT_KEY, p->bytenr };
-	struct btrfs_key dkey = { BTRFS_DEV_ITEMS_OBJECTID, BTRFS_DEV_ITEM_KEY, p->devid };
+	struct btrfs_dev_alloc *da;
 	struct btrfs_path path;
+	size_t j;
 	u64 old;
 	int ret, i;
 
 	ret = stripe_overlaps(fs, p->devid, p->bytenr, p->len);
 	if (ret)
 		return ret < 0 ? ret : -EEXIST;	/* not an orphan: leave it */
-	btrfs_init_path(&path);
-	ret = btrfs_search_slot(NULL, &fs->chunk_root, &dkey, &path, 0, 0);
-	if (ret) {
-		btrfs_release_path(&path);
-		return ret < 0 ? ret : -ENOENT;
-	}
-	old = btrfs_device_bytes_used(btrfs_item_ptr(path.nodes[0], path.slots[0],
-						     struct btrfs_dev_item));
-	btrfs_release_path(&path);
+	ret = read_dev_bytes_used(fs, p->devid, &old);
+	if (ret)
+		return ret;
 	ret = repair_search(r, &fs->dev_root, &key, &path);
 	if (ret) {
 		btrfs_release_path(&path);
@@ -202,31 +223,23 @@ static int fix_dev_extent_no_chunk(struct repair_ctx *r, const struct problem_ct
 	btrfs_release_path(&path);
 	if (ret || !r->trans)
 		return ret;
-	for (i = 0; i < fs->num_devices; i++) {
-		struct btrfs_write_state *ws = fs->write;
-		struct btrfs_dev_alloc *da = &ws->dev_allocs[i];
-		size_t j;
-
-		if (!ws->dev_item_valid[i] ||
-		    btrfs_device_id(&ws->dev_items[i]) != p->devid)
+	i = write_state_device(fs, p->devid);
+	if (i < 0)
+		return i;
+	/* the range is free for chunk allocation from now on */
+	da = &fs->write->dev_allocs[i];
+	for (j = 0; j < da->nr; j++) {
+		if (da->starts[j] != p->bytenr)
 			continue;
-		/* the range is free for chunk allocation from now on */
-		for (j = 0; j < da->nr; j++) {
-			if (da->starts[j] != p->bytenr)
-				continue;
-			memmove(&da->starts[j], &da->starts[j + 1],
-				(da->nr - j - 1) * sizeof(*da->starts));
-			memmove(&da->lens[j], &da->lens[j + 1],
-				(da->nr - j - 1) * sizeof(*da->lens));
-			da->nr--;
-			break;
-		}
-		btrfs_set_device_bytes_used(&ws->dev_items[i], old - p->len);
-		fs->devices[i].bytes_used = old - p->len;
-		ws->dev_item_dirty[i] = true;
-		return 0;
+		memmove(&da->starts[j], &da->starts[j + 1],
+			(da->nr - j - 1) * sizeof(*da->starts));
+		memmove(&da->lens[j], &da->lens[j + 1],
+			(da->nr - j - 1) * sizeof(*da->lens));
+		da->nr--;
+		break;
 	}
-	return -ENOENT;
+	set_dev_bytes_used(fs, i, old - p->len);
+	return 0;
 }
 
 /* ---- phase 5: block groups ---- */
