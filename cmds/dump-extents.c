@@ -791,10 +791,7 @@ static int run_inode(struct de_ctx *c)
 	print_paths(c, c->o->subvol, c->o->ino);
 	if (c->o->json)
 		json_kv_array_begin(w, "file_extents");
-	btrfs_init_path(&path);
-	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
-	if (ret >= 0)
-		ret = btrfs_path_fixup_slot(root, &path);
+	ret = btrfs_search_first(root, &key, &path);
 	while (ret == 0) {
 		btrfs_path_key(&path, &key);
 		if (key.objectid != c->o->ino || key.type != BTRFS_EXTENT_DATA_KEY)

@@ -333,10 +333,7 @@ static int list_trees(struct ts_ctx *c, u64 **ids, size_t *nr)
 	(*ids)[(*nr)++] = BTRFS_CHUNK_TREE_OBJECTID;
 	if (!rt->node)
 		return 0;
-	btrfs_init_path(&path);
-	ret = btrfs_search_slot(NULL, rt, &key, &path, 0, 0);
-	if (ret >= 0)
-		ret = btrfs_path_fixup_slot(rt, &path);
+	ret = btrfs_search_first(rt, &key, &path);
 	while (ret == 0) {
 		btrfs_path_key(&path, &key);
 		if (key.type == BTRFS_ROOT_ITEM_KEY && key.objectid != BTRFS_TREE_RELOC_OBJECTID &&

@@ -199,6 +199,18 @@ int btrfs_path_fixup_slot(struct btrfs_root *root, struct btrfs_path *path)
 	return 0;
 }
 
+int btrfs_search_first(struct btrfs_root *root, const struct btrfs_key *key,
+		       struct btrfs_path *path)
+{
+	int ret;
+
+	btrfs_init_path(path);
+	ret = btrfs_search_slot(NULL, root, key, path, 0, 0);
+	if (ret < 0)
+		return ret;
+	return btrfs_path_fixup_slot(root, path);
+}
+
 int btrfs_next_item(struct btrfs_root *root, struct btrfs_path *path)
 {
 	if (path->nodes[0])

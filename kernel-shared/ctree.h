@@ -50,6 +50,13 @@ int btrfs_prev_item(struct btrfs_root *root, struct btrfs_path *path);
  */
 int btrfs_path_fixup_slot(struct btrfs_root *root, struct btrfs_path *path);
 
+/*
+ * Read-only: @path (initialized here, released by the caller) at the first
+ * item at or after @key.  0 there is one, 1 no more items, <0 error.
+ */
+int btrfs_search_first(struct btrfs_root *root, const struct btrfs_key *key,
+		       struct btrfs_path *path);
+
 /* search backwards from the path for an item of @type with objectid >= @min_objectid */
 int btrfs_previous_item(struct btrfs_root *root, struct btrfs_path *path,
 			u64 min_objectid, int type);

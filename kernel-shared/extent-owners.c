@@ -277,10 +277,7 @@ int btrfs_walk_extents(struct btrfs_fs_info *fs_info, u64 start, u64 end,
 	ret = walk_start_key(fs_info, start, &key);
 	if (ret)
 		return ret;
-	btrfs_init_path(&path);
-	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
-	if (ret >= 0)
-		ret = btrfs_path_fixup_slot(root, &path);
+	ret = btrfs_search_first(root, &key, &path);
 	for (;;) {
 		while (ret == 0) {
 			btrfs_path_key(&path, &key);
@@ -329,10 +326,7 @@ int btrfs_walk_extents(struct btrfs_fs_info *fs_info, u64 start, u64 end,
 			if (have_ret)
 				break;
 		}
-		btrfs_init_path(&path);
-		ret = btrfs_search_slot(NULL, root, &resume, &path, 0, 0);
-		if (ret >= 0)
-			ret = btrfs_path_fixup_slot(root, &path);
+		ret = btrfs_search_first(root, &resume, &path);
 	}
 	if (have_ret)
 		ret = have_ret;
@@ -402,10 +396,7 @@ int btrfs_walk_block_groups(struct btrfs_fs_info *fs_info, btrfs_bg_fn fn,
 	}
 	resume = key;
 	for (;;) {
-		btrfs_init_path(&path);
-		ret = btrfs_search_slot(NULL, root, &resume, &path, 0, 0);
-		if (ret >= 0)
-			ret = btrfs_path_fixup_slot(root, &path);
+		ret = btrfs_search_first(root, &resume, &path);
 		while (ret == 0 && !stop) {
 			btrfs_path_key(&path, &key);
 			if (key.type != BTRFS_BLOCK_GROUP_ITEM_KEY) {
@@ -815,10 +806,7 @@ static int leaves_of_keyed_ref(struct btrfs_owner_resolver *r,
 
 	if (!root)
 		return 0;
-	btrfs_init_path(&path);
-	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
-	if (ret >= 0)
-		ret = btrfs_path_fixup_slot(root, &path);
+	ret = btrfs_search_first(root, &key, &path);
 	while (ret == 0) {
 		btrfs_path_key(&path, &key);
 		if (key.objectid != ref->objectid || key.type != BTRFS_EXTENT_DATA_KEY ||
@@ -1013,10 +1001,7 @@ static int for_each_name(struct btrfs_root *root,
 	struct btrfs_path path;
 	int ret, stop = 0;
 
-	btrfs_init_path(&path);
-	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
-	if (ret >= 0)
-		ret = btrfs_path_fixup_slot(root, &path);
+	ret = btrfs_search_first(root, &key, &path);
 	while (ret == 0 && !stop) {
 		const struct extent_buffer *eb = path.nodes[0];
 		const u8 *p = btrfs_item_ptr_raw(eb, path.slots[0]);
@@ -1192,10 +1177,7 @@ static int subvol_backref(struct btrfs_owner_resolver *r, u64 root_id, u64 *pare
 
 	if (!tree->node)
 		return -EIO;
-	btrfs_init_path(&path);
-	ret = btrfs_search_slot(NULL, tree, &key, &path, 0, 0);
-	if (ret >= 0)
-		ret = btrfs_path_fixup_slot(tree, &path);
+	ret = btrfs_search_first(tree, &key, &path);
 	if (ret == 0) {
 		const struct extent_buffer *eb = path.nodes[0];
 		const struct btrfs_root_ref *ref;

@@ -105,11 +105,9 @@ static int collect_tree(struct btrfs_root *root, struct data_ranges *l)
 	bool nodatasum = false;
 	int ret;
 
-	btrfs_init_path(&path);
-	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
+	ret = btrfs_search_first(root, &key, &path);
 	if (ret < 0)
 		goto out;
-	ret = btrfs_path_fixup_slot(root, &path);
 	while (ret == 0) {
 		struct extent_buffer *leaf = path.nodes[0];
 		int slot = path.slots[0];
@@ -151,11 +149,9 @@ static int collect_ranges(struct btrfs_fs_info *fs, struct data_ranges *l,
 	struct btrfs_path path;
 	int ret;
 
-	btrfs_init_path(&path);
-	ret = btrfs_search_slot(NULL, tree_root, &key, &path, 0, 0);
+	ret = btrfs_search_first(tree_root, &key, &path);
 	if (ret < 0)
 		goto out;
-	ret = btrfs_path_fixup_slot(tree_root, &path);
 	while (ret == 0) {
 		struct extent_buffer *leaf = path.nodes[0];
 		struct btrfs_root_item ri;
@@ -774,11 +770,9 @@ static int free_lost_blocks(struct btrfs_trans_handle *trans, struct freed_set *
 
 	if (freed->nr)
 		qsort(freed->v, freed->nr, sizeof(*freed->v), cmp_u64);
-	btrfs_init_path(&path);
-	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
+	ret = btrfs_search_first(root, &key, &path);
 	if (ret < 0)
 		goto out;
-	ret = btrfs_path_fixup_slot(root, &path);
 	while (ret == 0) {
 		u64 gen;
 		int level;

@@ -540,10 +540,7 @@ static void data_ref_roots(struct check_ctx *ctx, struct qgroup_state *st,
 	root = subvol_root(ctx, st, id);
 	if (!root)
 		return;
-	btrfs_init_path(&path);
-	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
-	if (ret >= 0)
-		ret = btrfs_path_fixup_slot(root, &path);
+	ret = btrfs_search_first(root, &key, &path);
 	while (ret == 0 && count) {
 		struct extent_buffer *leaf = path.nodes[0];
 
@@ -654,10 +651,7 @@ static void extent_roots(struct check_ctx *ctx, struct qgroup_state *st,
 	int ret;
 
 	out->nr = 0;
-	btrfs_init_path(&path);
-	ret = btrfs_search_slot(NULL, extent_root, &key, &path, 0, 0);
-	if (ret >= 0)
-		ret = btrfs_path_fixup_slot(extent_root, &path);
+	ret = btrfs_search_first(extent_root, &key, &path);
 	while (ret == 0) {
 		struct extent_buffer *leaf = path.nodes[0];
 		int slot = path.slots[0];

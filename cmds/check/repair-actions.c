@@ -153,10 +153,7 @@ static int stripe_overlaps(struct btrfs_fs_info *fs, u64 devid, u64 physical, u6
 	struct btrfs_path path;
 	int ret, found = 0;
 
-	btrfs_init_path(&path);
-	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
-	if (ret >= 0)
-		ret = btrfs_path_fixup_slot(root, &path);
+	ret = btrfs_search_first(root, &key, &path);
 	while (ret == 0 && !found) {
 		const struct btrfs_chunk *c;
 		u32 size;
@@ -253,10 +250,7 @@ static int sum_extents(struct btrfs_fs_info *fs, u64 start, u64 len, u64 *sum)
 	int ret;
 
 	*sum = 0;
-	btrfs_init_path(&path);
-	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
-	if (ret >= 0)
-		ret = btrfs_path_fixup_slot(root, &path);
+	ret = btrfs_search_first(root, &key, &path);
 	while (ret == 0) {
 		btrfs_path_key(&path, &key);
 		if (key.objectid >= start + len)
@@ -354,10 +348,7 @@ static int orphan_entries(struct repair_ctx *r, const struct btrfs_key *info,
 	struct btrfs_path path;
 	int ret, n = 0;
 
-	btrfs_init_path(&path);
-	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
-	if (ret >= 0)
-		ret = btrfs_path_fixup_slot(root, &path);
+	ret = btrfs_search_first(root, &key, &path);
 	while (ret == 0 && n < max) {
 		btrfs_path_key(&path, &key);
 		if (key.objectid >= info->objectid + info->offset)

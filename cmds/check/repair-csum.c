@@ -43,10 +43,7 @@ static int overlapping_items(struct repair_ctx *r, u64 start, u64 end,
 					  BTRFS_EXTENT_CSUM_KEY);
 		if (ret > 0) {
 			btrfs_release_path(&path);
-			btrfs_init_path(&path);
-			ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
-			if (ret >= 0)
-				ret = btrfs_path_fixup_slot(root, &path);
+			ret = btrfs_search_first(root, &key, &path);
 		}
 	}
 	while (ret == 0) {

@@ -170,10 +170,7 @@ int repair_count_dir_size(struct repair_ctx *r, struct btrfs_root *root, u64 dir
 
 	(void)r;
 	*size = 0;
-	btrfs_init_path(&path);
-	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
-	if (ret >= 0)
-		ret = btrfs_path_fixup_slot(root, &path);
+	ret = btrfs_search_first(root, &key, &path);
 	while (ret == 0) {
 		const u8 *p;
 		u32 isize, cur = 0;

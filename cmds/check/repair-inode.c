@@ -146,10 +146,7 @@ static int has_items(struct btrfs_root *root, u64 objectid, u8 type)
 	struct btrfs_path path;
 	int ret;
 
-	btrfs_init_path(&path);
-	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
-	if (ret >= 0)
-		ret = btrfs_path_fixup_slot(root, &path);
+	ret = btrfs_search_first(root, &key, &path);
 	if (ret == 0) {
 		btrfs_path_key(&path, &key);
 		ret = key.objectid == objectid && key.type == type;
@@ -172,10 +169,7 @@ static int count_names(struct btrfs_root *root, u64 ino, u64 *count, u64 *parent
 	int ret;
 
 	*count = 0;
-	btrfs_init_path(&path);
-	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
-	if (ret >= 0)
-		ret = btrfs_path_fixup_slot(root, &path);
+	ret = btrfs_search_first(root, &key, &path);
 	while (ret == 0) {
 		const u8 *p;
 		u32 size, cur = 0;
@@ -414,10 +408,7 @@ static int file_extents_span(struct btrfs_root *root, u64 ino, u64 *size,
 	int ret;
 
 	*size = *nbytes = 0;
-	btrfs_init_path(&path);
-	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
-	if (ret >= 0)
-		ret = btrfs_path_fixup_slot(root, &path);
+	ret = btrfs_search_first(root, &key, &path);
 	while (ret == 0) {
 		const struct btrfs_file_extent_item *fi;
 		u32 isize;

@@ -262,10 +262,7 @@ int repair_inode_cache(struct repair_ctx *r, const struct problem_ctx *p)
 
 	if (!root)
 		return -ENOENT;
-	btrfs_init_path(&path);
-	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
-	if (ret >= 0)
-		ret = btrfs_path_fixup_slot(root, &path);
+	ret = btrfs_search_first(root, &key, &path);
 	while (ret == 0) {
 		btrfs_path_key(&path, &key);
 		if (key.objectid != BTRFS_FREE_INO_OBJECTID &&
