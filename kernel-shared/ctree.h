@@ -68,6 +68,22 @@ static inline void btrfs_path_key(const struct btrfs_path *path,
 	btrfs_item_key_to_cpu(path->nodes[0], key, path->slots[0]);
 }
 
+/* the top level filesystem tree, a subvolume or a snapshot */
+static inline bool btrfs_is_subvol_tree(u64 objectid)
+{
+	return objectid == BTRFS_FS_TREE_OBJECTID ||
+	       (objectid >= BTRFS_FIRST_FREE_OBJECTID &&
+		objectid <= BTRFS_LAST_FREE_OBJECTID);
+}
+
+/* a tree of inodes and file extents: a subvolume tree or a relocation tree */
+static inline bool btrfs_is_file_tree(u64 objectid)
+{
+	return btrfs_is_subvol_tree(objectid) ||
+	       objectid == BTRFS_DATA_RELOC_TREE_OBJECTID ||
+	       objectid == BTRFS_TREE_RELOC_OBJECTID;
+}
+
 /* read the child of node @parent at @slot with the checks the pointer implies */
 struct extent_buffer *btrfs_read_node_slot(struct extent_buffer *parent,
 					   int slot, int *err);

@@ -21,12 +21,6 @@ void btrfs_extent_desc_release(struct btrfs_extent_desc *d)
 	memset(d, 0, sizeof(*d));
 }
 
-static bool is_fs_tree(u64 id)
-{
-	return id == BTRFS_FS_TREE_OBJECTID ||
-	       (id >= BTRFS_FIRST_FREE_OBJECTID && id <= BTRFS_LAST_FREE_OBJECTID);
-}
-
 static int add_backref(struct btrfs_extent_desc *d,
 		       const struct btrfs_extent_backref *ref)
 {
@@ -883,7 +877,7 @@ static int owners_in_leaf(struct btrfs_owner_resolver *r,
 			o.file_offset = key.offset + (pos - off);
 		}
 		for (i = 0; i < nr_roots && !ret; i++) {
-			if (!is_fs_tree(roots[i]))
+			if (!btrfs_is_subvol_tree(roots[i]))
 				continue;
 			o.root = roots[i];
 			ret = fn(ctx, &o);

@@ -50,15 +50,6 @@ static int data_ranges_add(struct data_ranges *d, u64 start, u64 len)
 
 /* ---- which data has checksums ---- */
 
-static bool is_fs_tree(u64 objectid)
-{
-	return objectid == BTRFS_FS_TREE_OBJECTID ||
-	       (objectid >= BTRFS_FIRST_FREE_OBJECTID &&
-		objectid <= BTRFS_LAST_FREE_OBJECTID) ||
-	       objectid == BTRFS_DATA_RELOC_TREE_OBJECTID ||
-	       objectid == BTRFS_TREE_RELOC_OBJECTID;
-}
-
 /* the range of @fi that has checksums, false when none */
 static bool file_extent_summed_range(const struct btrfs_fs_info *fs,
 				     const struct extent_buffer *leaf, int slot,
@@ -161,7 +152,7 @@ static int collect_ranges(struct btrfs_fs_info *fs, struct data_ranges *l,
 		int err = 0;
 
 		btrfs_item_key_to_cpu(leaf, &key, path.slots[0]);
-		if (key.type != BTRFS_ROOT_ITEM_KEY || !is_fs_tree(key.objectid))
+		if (key.type != BTRFS_ROOT_ITEM_KEY || !btrfs_is_file_tree(key.objectid))
 			goto next;
 		size = btrfs_item_size(leaf, path.slots[0]);
 		memset(&ri, 0, sizeof(ri));

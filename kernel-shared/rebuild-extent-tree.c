@@ -153,19 +153,10 @@ static int set_add(struct rebuild *rb, u64 bytenr)
 
 /* ---- the walk ---- */
 
-static bool is_fs_tree(u64 objectid)
-{
-	return objectid == BTRFS_FS_TREE_OBJECTID ||
-	       (objectid >= BTRFS_FIRST_FREE_OBJECTID &&
-		objectid <= BTRFS_LAST_FREE_OBJECTID) ||
-	       objectid == BTRFS_DATA_RELOC_TREE_OBJECTID ||
-	       objectid == BTRFS_TREE_RELOC_OBJECTID;
-}
-
 static int leaf_items(struct rebuild *rb, const struct extent_buffer *eb, u64 tree)
 {
 	u32 i, nr = btrfs_eb_nritems(eb);
-	bool data = tree == BTRFS_ROOT_TREE_OBJECTID || is_fs_tree(tree);
+	bool data = tree == BTRFS_ROOT_TREE_OBJECTID || btrfs_is_file_tree(tree);
 	int ret;
 
 	for (i = 0; i < nr; i++) {

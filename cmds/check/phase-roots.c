@@ -44,13 +44,6 @@ struct roots_state {
 	size_t alloc;
 };
 
-static bool is_fs_tree(u64 objectid)
-{
-	return objectid == BTRFS_FS_TREE_OBJECTID ||
-	       (objectid >= BTRFS_FIRST_FREE_OBJECTID &&
-		objectid <= BTRFS_LAST_FREE_OBJECTID);
-}
-
 static bool uuid_is_zero(const u8 *uuid)
 {
 	static const u8 zero[BTRFS_UUID_SIZE];
@@ -151,7 +144,7 @@ static void check_root_item(struct check_ctx *ctx, const struct root_summary *r)
 	if (detail[0])
 		check_problem(ctx, PR_ROOT_ITEM_INVALID, &(struct problem_ctx){
 			.root = r->objectid, .detail = detail });
-	if (is_fs_tree(r->objectid) && r->objectid != BTRFS_FS_TREE_OBJECTID &&
+	if (btrfs_is_subvol_tree(r->objectid) && r->objectid != BTRFS_FS_TREE_OBJECTID &&
 	    r->refs == 0 && !r->has_orphan)
 		check_problem(ctx, PR_ROOT_ITEM_INVALID, &(struct problem_ctx){
 			.root = r->objectid,
@@ -289,7 +282,7 @@ static void check_backrefs_present(struct check_ctx *ctx, struct roots_state *st
 	for (i = 0; i < st->nr; i++) {
 		struct root_summary *r = &st->roots[i];
 
-		if (is_fs_tree(r->objectid) && r->objectid != BTRFS_FS_TREE_OBJECTID &&
+		if (btrfs_is_subvol_tree(r->objectid) && r->objectid != BTRFS_FS_TREE_OBJECTID &&
 		    r->objectid != BTRFS_DATA_RELOC_TREE_OBJECTID &&
 		    r->refs && !r->has_backref)
 			check_problem(ctx, PR_ROOT_REF_MISSING, &(struct problem_ctx){
@@ -339,7 +332,7 @@ static void check_uuid_entries_present(struct check_ctx *ctx, struct roots_state
 	for (i = 0; i < st->nr; i++) {
 		struct root_summary *r = &st->roots[i];
 
-		if (!is_fs_tree(r->objectid) || !r->has_v2 || !r->refs)
+		if (!btrfs_is_subvol_tree(r->objectid) || !r->has_v2 || !r->refs)
 			continue;
 		if (!uuid_is_zero(r->uuid) &&
 		    !uuid_item_has(uuid_root, r->uuid, BTRFS_UUID_KEY_SUBVOL, r->objectid)) {
