@@ -297,6 +297,24 @@ corpus_copy()
 
 # mount_image IMG DIR [MOUNT-OPTIONS]: loop-mount IMG on DIR; undone by
 # umount_image DIR or at exit
+# mount_loops DIR OPTS DEV...: mount the btrfs whose devices are the loop
+# devices DEV... on DIR.  The members are registered with the kernel first
+# (a multi-device mount needs the kernel to know every member, and udev
+# registers new loop devices late on a busy machine); a failed mount is
+# tried once more after dropping stale registrations of unmounted devices.
+mount_loops()
+{
+	local dir=$1 opts=$2
+
+	shift 2
+	btrfs device scan "$@" >/dev/null 2>&1
+	mount ${opts:+-o "$opts"} "$1" "$dir" 2>/dev/null && return 0
+	sleep 1
+	btrfs device scan --forget >/dev/null 2>&1
+	btrfs device scan "$@" >/dev/null 2>&1
+	mount ${opts:+-o "$opts"} "$1" "$dir"
+}
+
 mount_image()
 {
 	local img=$1 dir=$2 opts=${3:-} dev

@@ -43,7 +43,7 @@ one()
 		loops+=("$(losetup -f --show "$i")") || fail "losetup failed"
 	done
 	btrfs device scan "${loops[@]}" >/dev/null 2>&1
-	mount "${loops[0]}" "$mnt" || fail "mount $name failed"
+	mount_loops "$mnt" "" "${loops[@]}" || fail "mount $name failed"
 	at_exit "umount $mnt 2>/dev/null"
 	for i in $(seq 1 60); do head -c $((i * 20000)) /dev/urandom > "$mnt/f$i"; done
 	for i in $(seq 1 3 60); do rm "$mnt/f$i"; done

@@ -31,7 +31,7 @@ run_profile()
 		at_exit "losetup -d ${loops[i]} 2>/dev/null"
 	done
 	for i in "${loops[@]}"; do opts+=",device=$i"; done
-	mount -o "noatime$opts" "${loops[0]}" "$mnt" || fail "mount ($prof) failed"
+	mount_loops "$mnt" "noatime$opts" "${loops[@]}" || fail "mount ($prof) failed"
 	at_exit "umount $mnt 2>/dev/null"
 	bash "$TOP/tests/misc-tests/070-dump-extents-resolve/make-fs.sh" "$mnt" 60 ||
 		fail "populating ($prof) failed"
@@ -46,7 +46,7 @@ run_profile()
 		fail "progs dump-tree failed"
 	python3 "$TEST_DIR/sweep.py" "$GHEE" "$list" "$TEST_TMP/chunks.txt" 2 ||
 		fail "physical sweep ($prof) failed"
-	mount -o "ro,noatime$opts" "${loops[0]}" "$mnt" || fail "mount ($prof) failed"
+	mount_loops "$mnt" "ro,noatime$opts" "${loops[@]}" || fail "mount ($prof) failed"
 	python3 "$TOP/tests/misc-tests/070-dump-extents-resolve/resolve.py" kernel \
 		"$list" "$mnt" "$TEST_TMP/state.json" || fail "ghee and the kernel disagree ($prof)"
 	umount "$mnt" || fail "umount failed"

@@ -46,7 +46,7 @@ run_profile()
 		at_exit "losetup -d ${loops[i]} 2>/dev/null"
 	done
 	for i in "${loops[@]}"; do opts+=",device=$i"; done
-	mount -o "noatime,nodiscard$opts" "${loops[0]}" "$mnt" || fail "mount ($prof) failed"
+	mount_loops "$mnt" "noatime,nodiscard$opts" "${loops[@]}" || fail "mount ($prof) failed"
 	at_exit "umount $mnt 2>/dev/null"
 	write_marked "$mnt/a" A 40 && sync && write_marked "$mnt/b" B 4 && sync &&
 		rm "$mnt/a" && sync || fail "writing the files ($prof) failed"

@@ -40,7 +40,7 @@ one()
 		loops+=("$(losetup -f --show "$i")") || fail "losetup failed"
 	done
 	btrfs device scan "${loops[@]}" >/dev/null 2>&1
-	mount "${loops[0]}" "$mnt" || fail "mount $name failed"
+	mount_loops "$mnt" "" "${loops[@]}" || fail "mount $name failed"
 	at_exit "umount $mnt 2>/dev/null"
 	for i in $(seq 1 40); do head -c $((i * 30000)) /dev/urandom > "$mnt/f$i"; done
 	mkdir "$mnt/small"
@@ -48,7 +48,7 @@ one()
 	for i in $(seq 1 3 40); do rm "$mnt/f$i"; done
 	umount "$mnt" || fail "umount failed"
 	# a fresh mount: the kernel's statfs state is what the disk says
-	mount "${loops[0]}" "$mnt" || fail "mount $name again failed"
+	mount_loops "$mnt" "" "${loops[@]}" || fail "mount $name again failed"
 	btrfs filesystem usage -b "$mnt" 2>/dev/null | dev_filter > "$TEST_TMP/$name.progs"
 	umount "$mnt" || fail "umount failed"
 	for i in "${loops[@]}"; do losetup -d "$i"; done
