@@ -41,6 +41,7 @@ void btrfs_mark_buffer_dirty(struct btrfs_trans_handle *trans,
 		return;
 	}
 	eb->flags |= EXTENT_BUFFER_DIRTY;
+	ws->dirty_bytes += eb->len;
 	extent_buffer_get(eb);	/* the transaction's reference */
 }
 
@@ -53,7 +54,13 @@ void btrfs_clean_tree_block(struct btrfs_trans_handle *trans,
 		return;
 	clear_extent_bits(&ws->dirty, eb->start, eb->start + eb->len - 1, EXTENT_DIRTY);
 	eb->flags &= ~EXTENT_BUFFER_DIRTY;
+	ws->dirty_bytes -= eb->len;
 	free_extent_buffer(eb);
+}
+
+u64 btrfs_trans_dirty_bytes(const struct btrfs_trans_handle *trans)
+{
+	return wstate(trans->fs_info)->dirty_bytes;
 }
 
 /*
@@ -85,6 +92,7 @@ static void put_dirty_buffers(struct btrfs_fs_info *fs_info, bool unwritten)
 		}
 	}
 	extent_io_tree_release(&ws->dirty);
+	ws->dirty_bytes = 0;
 }
 
 /*

@@ -64,6 +64,7 @@ struct btrfs_write_state {
 
 	/* tree blocks waiting to be written (EXTENT_DIRTY over their range) */
 	struct extent_io_tree dirty;
+	u64 dirty_bytes;			/* their total size */
 	/* freed ranges of committed extents, reusable after the next commit */
 	struct extent_io_tree pinned;
 
@@ -178,6 +179,11 @@ void btrfs_mark_buffer_dirty(struct btrfs_trans_handle *trans,
 /* the block was freed in this transaction: do not write it */
 void btrfs_clean_tree_block(struct btrfs_trans_handle *trans,
 			    struct extent_buffer *eb);
+/*
+ * Bytes of tree blocks dirty in the running transaction: the memory a
+ * commit would give back, for writers that commit on a budget.
+ */
+u64 btrfs_trans_dirty_bytes(const struct btrfs_trans_handle *trans);
 
 /*
  * Roots whose ROOT_ITEM commit keeps up to date.  The fixed roots in

@@ -291,6 +291,7 @@ static int copy_inline(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *t
 	ret = btrfs_insert_inline_extent(trans, root, ino, dc->buf, (u32)size, size,
 					 BTRFS_COMPRESS_NONE);
 	if (!ret) {
+		dc->eof_seen = true;
 		dc->stats->inline_extents++;
 		dc->stats->bytes += size;
 	}
@@ -605,9 +606,13 @@ int rootdir_copy_file(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *tr
 	int ret;
 
 	*nbytes = 0;
+	dc->eof_seen = false;
 	if (!size)
 		return 0;
-	ret = next_segment(fd, path, 0, size, &data, &hole);
+	/* a file without holes is one segment: spare the two lseek() */
+	data = 0;
+	hole = size;
+	ret = dc->dense ? 0 : next_segment(fd, path, 0, size, &data, &hole);
 	if (ret < 0)
 		return ret;
 	if (dc->err)

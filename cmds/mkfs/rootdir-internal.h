@@ -12,6 +12,12 @@ struct btrfs_inode_params;
 void rootdir_inode_params(const struct mkfs_rootdir_opts *o, const struct statx *stx,
 			  bool top, struct btrfs_inode_params *ip);
 /* every xattr of @fd (or of @path when @fd < 0, not following a symlink) */
+/*
+ * openat() with O_NOATIME, so reading the source does not move its atimes
+ * (which the walk copies); without it when the caller does not own the
+ * file and is not privileged (EPERM).
+ */
+int rootdir_openat_noatime(int dirfd, const char *name, int flags);
 int rootdir_copy_xattrs(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 			u64 ino, int fd, const char *path, u64 *count);
 

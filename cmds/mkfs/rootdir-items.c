@@ -58,6 +58,15 @@ void rootdir_inode_params(const struct mkfs_rootdir_opts *o, const struct statx 
 		ip->otime = ip->ctime;
 }
 
+int rootdir_openat_noatime(int dirfd, const char *name, int flags)
+{
+	int fd = openat(dirfd, name, flags | O_NOATIME);
+
+	if (fd < 0 && errno == EPERM)
+		fd = openat(dirfd, name, flags);
+	return fd;
+}
+
 static int cmp_names(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);

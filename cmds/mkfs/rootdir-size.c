@@ -83,7 +83,7 @@ static int scan_subdir(struct prescan *ps, int dirfd, const char *name, const ch
 	if (!sub)
 		return -ENOMEM;
 	snprintf(sub, len, "%s/%s", path, name);
-	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = rootdir_openat_noatime(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
 		cmd_error("cannot open directory %s: %m", sub);
@@ -178,7 +178,7 @@ int rootdir_prescan(const struct mkfs_rootdir_opts *o, u32 sectorsize,
 	memset(scan, 0, sizeof(*scan));
 	if (rootdir_is_tar(o->path))
 		return rootdir_tar_read(o, sectorsize, scan);
-	fd = open(o->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fd = rootdir_openat_noatime(AT_FDCWD, o->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
 		if (ret == -ENOTDIR)

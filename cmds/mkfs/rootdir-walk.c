@@ -10,8 +10,10 @@
  * State kept per file: none, except for files the host says have more
  * than one link (the hard-link map); per directory: its sorted listing
  * while its subdirectories are walked.  The transaction is committed
- * every ROOTDIR_COMMIT_INODES inodes to bound the memory held by dirty
- * tree blocks and queued extent refs.
+ * every ROOTDIR_COMMIT_INODES inodes, and sooner when its dirty tree
+ * blocks reach ROOTDIR_COMMIT_DIRTY bytes, to bound the memory held by
+ * dirty tree blocks and queued extent refs (both counts depend only on
+ * the tree, so the commits fall at the same places in every run).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -34,6 +36,7 @@
 #include "cmds/check/progress.h"
 
 #define ROOTDIR_COMMIT_INODES	16384
+#define ROOTDIR_COMMIT_DIRTY	(16ULL << 20)
 
 struct walk {
 	struct btrfs_fs_info *fs;
@@ -136,12 +139,10 @@ static int read_listing(struct walk *w, long dir, struct listing *l)
 	return ret;
 }
 
-static int commit_if_due(struct walk *w)
+static int commit_now(struct walk *w)
 {
 	int ret;
 
-	if (++w->since_commit < ROOTDIR_COMMIT_INODES)
-		return 0;
 	w->since_commit = 0;
 	/* --compress: the pending pieces belong to this transaction */
 	ret = rootdir_data_flush(&w->dc);
@@ -152,6 +153,18 @@ static int commit_if_due(struct walk *w)
 	if (!ret)
 		ret = btrfs_start_transaction(w->fs, w->trans);
 	return ret;
+}
+
+static bool dirty_over_budget(const struct walk *w)
+{
+	return btrfs_trans_dirty_bytes(*w->trans) >= ROOTDIR_COMMIT_DIRTY;
+}
+
+static int commit_if_due(struct walk *w)
+{
+	if (++w->since_commit < ROOTDIR_COMMIT_INODES && !dirty_over_budget(w))
+		return 0;
+	return commit_now(w);
 }
 
 static int insert_inode(struct walk *w, u64 ino, const struct statx *stx, u64 size,
@@ -170,6 +183,19 @@ static int insert_inode(struct walk *w, u64 ino, const struct statx *stx, u64 si
 	return btrfs_insert_inode(*w->trans, w->root, ino, &ip);
 }
 
+/*
+ * Whether the host allocates at least the file's size: then it has no
+ * hole (a hole takes a whole host block out of the allocation).  Space
+ * preallocated past the end can hide a hole inside: that one is copied
+ * as zeros, the content is the same.  A source that gives no block
+ * count (tar) says 0: its holes are looked for.
+ */
+static bool file_is_dense(const struct statx *stx)
+{
+	return (stx->stx_mask & STATX_BLOCKS) && stx->stx_blocks &&
+	       stx->stx_blocks * 512 >= stx->stx_size;
+}
+
 static int create_regular(struct walk *w, long dir, const char *name, u64 ino,
 			  const struct statx *stx)
 {
@@ -184,11 +210,14 @@ static int create_regular(struct walk *w, long dir, const char *name, u64 ino,
 			    &w->stats->xattrs);
 	/* nodatacow files have no checksums either, as the kernel keeps them */
 	w->dc.nodatasum = w->cur_flags & (BTRFS_INODE_NODATASUM | BTRFS_INODE_NODATACOW);
+	w->dc.dense = file_is_dense(stx);
 	if (!ret)
 		ret = rootdir_copy_file(&w->dc, *w->trans, w->root, ino, fd, w->path,
 					stx->stx_size, &nbytes);
-	if (!ret && (statx(fd, "", AT_EMPTY_PATH, STATX_SIZE, &after) ||
-		     after.stx_size != stx->stx_size)) {
+	/* a read that met end of file at the size has checked it already */
+	if (!ret && !w->dc.eof_seen &&
+	    (statx(fd, "", AT_EMPTY_PATH, STATX_SIZE, &after) ||
+	     after.stx_size != stx->stx_size)) {
 		cmd_error("%s changed size while it was copied", w->path);
 		ret = -ESTALE;
 	}
@@ -508,7 +537,9 @@ static int cmp_link_ino(const void *a, const void *b)
 /*
  * Hard-linked inodes were inserted with nlink 1: set the names found, in
  * inode order (the map's slot order follows the host's inode numbers,
- * which must not decide the order the leaves are changed in).
+ * which must not decide the order the leaves are changed in).  These
+ * inodes are spread over the whole tree, nearly one leaf each: commit on
+ * the dirty budget, or thousands of them would be held at once.
  */
 static int fix_link_counts(struct walk *w)
 {
@@ -534,6 +565,8 @@ static int fix_link_counts(struct walk *w)
 			break;
 		btrfs_set_inode_nlink(&item, todo[i]->found);
 		ret = btrfs_update_inode(*w->trans, w->root, todo[i]->btrfs_ino, &item);
+		if (!ret && dirty_over_budget(w))
+			ret = commit_now(w);
 	}
 	free(todo);
 	return ret;
@@ -583,7 +616,7 @@ static void raise_fd_limit(void)
 static int host_top(struct rootdir_src *s, long *dir, struct statx *stx)
 {
 	const char *path = s->priv;
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), ret;
+	int fd = rootdir_openat_noatime(AT_FDCWD, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), ret;
 
 	if (fd < 0) {
 		ret = -errno;
@@ -660,7 +693,8 @@ static int host_open_error(const char *what, const char *path)
 static int host_open_dir(struct rootdir_src *s, long dir, const char *name, const char *path,
 			 long *sub)
 {
-	int fd = openat((int)dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = rootdir_openat_noatime((int)dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+					 O_CLOEXEC);
 
 	(void)s;
 	if (fd < 0)
@@ -679,9 +713,7 @@ static int host_open_file(struct rootdir_src *s, long dir, const char *name,
 			  const char *path, int *fd)
 {
 	(void)s;
-	*fd = openat((int)dir, name, O_RDONLY | O_NOFOLLOW | O_NOATIME | O_CLOEXEC);
-	if (*fd < 0 && errno == EPERM)
-		*fd = openat((int)dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	*fd = rootdir_openat_noatime((int)dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	return *fd < 0 ? host_open_error("file", path) : 0;
 }
 

@@ -21,9 +21,9 @@ followed by a summary.  Exit status: 0 no difference, 1 differences,
 2 usage or read errors.
 
 Reading a file changes its atime unless the file system is mounted
-noatime (this tool opens files with O_NOATIME when it may); compare atimes
-only when nothing read the source through a file system that records
-them, or use --ignore-atime.  Symlinks cannot be read without moving
+noatime (this tool opens files and directories with O_NOATIME when it
+may); compare atimes only when nothing read the source through a file
+system that records them, or use --ignore-atime.  Symlinks cannot be read without moving
 their atime (readlink has no O_NOATIME): --ignore-symlink-atime.
 
 Tar input: .tar, .tar.gz/.tgz, .tar.bz2, .tar.xz, .tar.zst (zstd(1)
@@ -131,6 +131,15 @@ def open_noatime(path, flags=os.O_RDONLY):
         return os.open(path, flags | os.O_NOFOLLOW)
 
 
+def list_dir_noatime(path):
+    # reading a directory moves its atime too, unless opened O_NOATIME
+    fd = open_noatime(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        return os.listdir(fd)
+    finally:
+        os.close(fd)
+
+
 def file_sha256(path):
     h = hashlib.sha256()
     fd = open_noatime(path)
@@ -228,7 +237,7 @@ def scan_dir(top, want_attrs, errors):
         entries[rel] = e
         if e.ftype == stat.S_IFDIR:
             try:
-                names = os.listdir(path)
+                names = list_dir_noatime(path)
             except OSError as err:
                 errors.append("%s: listdir: %s" % (path, err.strerror))
                 continue

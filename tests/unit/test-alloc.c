@@ -562,6 +562,60 @@ START_TEST(test_alloc_reopen)
 }
 END_TEST
 
+/* what the dirty range tree covers: the model of btrfs_trans_dirty_bytes() */
+static u64 dirty_range_bytes(struct btrfs_fs_info *fs)
+{
+	struct extent_state *st;
+	u64 sum = 0;
+
+	extent_io_tree_for_each(st, &fs->write->dirty)
+		sum += st->end - st->start + 1;
+	return sum;
+}
+
+/*
+ * The dirty-bytes count writers commit on follows the dirty tree blocks
+ * through inserts, deletes (blocks freed in the transaction are cleaned),
+ * splits and merges, and is 0 after each commit.
+ */
+START_TEST(test_alloc_dirty_bytes)
+{
+	struct test_fs tfs;
+	struct btrfs_root *scratch;
+	u64 seed = 7;
+	int i, j;
+
+	test_fs_create(&tfs, 4096, 512ULL << 20, 0);
+	scratch = test_fs_new_tree(&tfs, BTRFS_FIRST_FREE_OBJECTID);
+	for (i = 0; i < 6; i++) {
+		for (j = 0; j < 1500; j++) {
+			struct btrfs_key key;
+			u8 buf[300];
+			int ret;
+
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			key.objectid = 1000 + (seed >> 33) % 4000;
+			key.type = 1;
+			key.offset = 0;
+			memset(buf, (int)key.objectid, sizeof(buf));
+			ret = btrfs_insert_item(tfs.trans, scratch, &key, buf,
+						(u32)((seed >> 20) % sizeof(buf)));
+			if (ret == -EEXIST)
+				ret = btrfs_delete_key(tfs.trans, scratch, &key);
+			ck_assert_int_eq(ret, 0);
+			if (j % 97 == 0)
+				ck_assert_uint_eq(btrfs_trans_dirty_bytes(tfs.trans),
+						  dirty_range_bytes(tfs.fs));
+		}
+		ck_assert_uint_gt(btrfs_trans_dirty_bytes(tfs.trans), 0);
+		ck_assert_uint_eq(btrfs_trans_dirty_bytes(tfs.trans), dirty_range_bytes(tfs.fs));
+		test_fs_commit(&tfs);
+		ck_assert_uint_eq(btrfs_trans_dirty_bytes(tfs.trans), 0);
+	}
+	test_fs_destroy(&tfs);
+}
+END_TEST
+
 /* a commit without changes writes nothing; a data-only change still moves the root */
 START_TEST(test_alloc_empty_commit)
 {
@@ -804,6 +858,7 @@ Suite *alloc_suite(void)
 #ifdef GHEE_FAULT_INJECTION
 	tcase_add_test(tc, test_alloc_fail_every_write);
 #endif
+	tcase_add_test(tc, test_alloc_dirty_bytes);
 	suite_add_tcase(s, tc);
 	return s;
 }
