@@ -609,10 +609,11 @@ int rootdir_copy_file(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *tr
 	dc->eof_seen = false;
 	if (!size)
 		return 0;
-	/* a file without holes is one segment: spare the two lseek() */
-	data = 0;
-	hole = size;
-	ret = dc->dense ? 0 : next_segment(fd, path, 0, size, &data, &hole);
+	/*
+	 * Holes are asked for even when the host allocates the whole size:
+	 * unwritten preallocated ranges count as holes for SEEK_DATA.
+	 */
+	ret = next_segment(fd, path, 0, size, &data, &hole);
 	if (ret < 0)
 		return ret;
 	if (dc->err)

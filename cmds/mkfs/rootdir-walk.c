@@ -183,19 +183,6 @@ static int insert_inode(struct walk *w, u64 ino, const struct statx *stx, u64 si
 	return btrfs_insert_inode(*w->trans, w->root, ino, &ip);
 }
 
-/*
- * Whether the host allocates at least the file's size: then it has no
- * hole (a hole takes a whole host block out of the allocation).  Space
- * preallocated past the end can hide a hole inside: that one is copied
- * as zeros, the content is the same.  A source that gives no block
- * count (tar) says 0: its holes are looked for.
- */
-static bool file_is_dense(const struct statx *stx)
-{
-	return (stx->stx_mask & STATX_BLOCKS) && stx->stx_blocks &&
-	       stx->stx_blocks * 512 >= stx->stx_size;
-}
-
 static int create_regular(struct walk *w, long dir, const char *name, u64 ino,
 			  const struct statx *stx)
 {
@@ -210,7 +197,6 @@ static int create_regular(struct walk *w, long dir, const char *name, u64 ino,
 			    &w->stats->xattrs);
 	/* nodatacow files have no checksums either, as the kernel keeps them */
 	w->dc.nodatasum = w->cur_flags & (BTRFS_INODE_NODATASUM | BTRFS_INODE_NODATACOW);
-	w->dc.dense = file_is_dense(stx);
 	if (!ret)
 		ret = rootdir_copy_file(&w->dc, *w->trans, w->root, ino, fd, w->path,
 					stx->stx_size, &nbytes);

@@ -130,8 +130,6 @@ struct rootdir_data_ctx {
 	u32 max_inline;		/* what may go inline: min(max_inline, leaf room) */
 	bool no_holes;
 	bool nodatasum;
-	/* set by the caller: the host allocates every byte, no hole to look for */
-	bool dense;
 	/* set by rootdir_copy_file(): its read met end of file at the size */
 	bool eof_seen;
 	u8 *buf;		/* read buffer, ROOTDIR_READ_BUF bytes */
