@@ -265,6 +265,7 @@ static void release_plan_roots(struct repair_ctx *r)
 int repair_search(struct repair_ctx *r, struct btrfs_root *root,
 		  const struct btrfs_key *key, struct btrfs_path *path)
 {
+	btrfs_init_path(path);
 	return btrfs_search_slot(r->trans, root, key, path, 0, r->trans ? 1 : 0);
 }
 
