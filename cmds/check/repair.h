@@ -102,8 +102,8 @@ struct btrfs_root *repair_get_root(struct repair_ctx *r, u64 objectid);
 
 /*
  * Find @key in @root (@path is initialised here); with a transaction the
- * path is copied on write so
- * the item can be changed in place.  0 found, 1 not found, <0 error.
+ * path is copied on write so the item can be changed in place.  0 found,
+ * 1 not found, <0 error.
  */
 int repair_search(struct repair_ctx *r, struct btrfs_root *root,
 		  const struct btrfs_key *key, struct btrfs_path *path);
