@@ -276,12 +276,8 @@ static int parse_options(int argc, char **argv, struct de_opts *o)
 		case OPT_NO_PATHS: o->no_paths = true; break;
 		case OPT_NOSCAN: o->noscan = true; break;
 		case OPT_FORMAT:
-			if (!strcmp(optarg, "json")) {
-				o->json = true;
-			} else if (strcmp(optarg, "text")) {
-				cmd_error("invalid output format '%s', use text or json", optarg);
+			if (!inspect_parse_format(optarg, &o->json))
 				return -EINVAL;
-			}
 			break;
 		case 'h':
 			usage(stdout);
@@ -302,16 +298,7 @@ static int parse_options(int argc, char **argv, struct de_opts *o)
 		cmd_error("--data and --tree exclude each other");
 		return -EINVAL;
 	}
-	if (optind >= argc) {
-		cmd_error("not enough arguments: a device is needed");
-		usage(stderr);
-		return -EINVAL;
-	}
-	if (inspect_devices(&o->io, argv, optind, argc, o->noscan)) {
-		cmd_error("out of memory");
-		return -ENOMEM;
-	}
-	return 0;
+	return inspect_devices(&o->io, argv, optind, argc, o->noscan, usage);
 }
 
 /* ---- names ---- */

@@ -157,7 +157,7 @@ static int parse_options(int argc, char **argv, struct dfs_opts *o)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	int c, f;
+	int c;
 
 	optind = 1;
 	opterr = 0;
@@ -188,12 +188,8 @@ static int parse_options(int argc, char **argv, struct dfs_opts *o)
 				o->compare = parse_source(optarg);
 			break;
 		case OPT_FORMAT:
-			f = inspect_parse_format(optarg);
-			if (f < 0) {
-				cmd_error("unknown format '%s' (text or json)", optarg);
+			if (!inspect_parse_format(optarg, &o->json))
 				return -1;
-			}
-			o->json = f == 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -770,8 +766,9 @@ int cmd_dump_free_space(int argc, char **argv)
 	if (first <= 0)
 		return first == 0 ? GHEE_EXIT_OK : GHEE_EXIT_USAGE;
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
-	if (inspect_devices(&io, argv, first, argc, false))
-		return GHEE_EXIT_FAILURE;
+	ret = inspect_devices(&io, argv, first, argc, false, usage);
+	if (ret)
+		return ret == -EINVAL ? GHEE_EXIT_USAGE : GHEE_EXIT_FAILURE;
 	/* block groups, the free space tree, the v1 cache inodes and the extent tree suffice */
 	io.skip_roots = OPEN_ROOT_DEV | OPEN_ROOT_FS | OPEN_ROOT_CSUM | OPEN_ROOT_QUOTA |
 			OPEN_ROOT_UUID;

@@ -243,6 +243,7 @@ static const struct option long_options[] = {
 /* returns 0, 1 when --help or --version was handled, or a negative errno */
 static int parse_options(int argc, char **argv, struct dump_tree_opts *o)
 {
+	bool json;
 	int c;
 
 	optind = 1;
@@ -270,15 +271,9 @@ static int parse_options(int argc, char **argv, struct dump_tree_opts *o)
 		case OPT_CSUM_HEADERS: o->mode |= BTRFS_PRINT_TREE_CSUM_HEADERS; break;
 		case OPT_CSUM_ITEMS: o->mode |= BTRFS_PRINT_TREE_CSUM_ITEMS; break;
 		case OPT_FORMAT:
-			if (!strcmp(optarg, "text")) {
-				o->format = BTRFS_PRINT_FORMAT_TEXT;
-			} else if (!strcmp(optarg, "json")) {
-				o->format = BTRFS_PRINT_FORMAT_JSON;
-			} else {
-				cmd_error("invalid output format '%s', use text or json",
-						optarg);
+			if (!inspect_parse_format(optarg, &json))
 				return -EINVAL;
-			}
+			o->format = json ? BTRFS_PRINT_FORMAT_JSON : BTRFS_PRINT_FORMAT_TEXT;
 			break;
 		case 'h':
 			usage(stdout);
@@ -296,11 +291,7 @@ static int parse_options(int argc, char **argv, struct dump_tree_opts *o)
 		cmd_try_help("dump-tree");
 		return -EINVAL;
 	}
-	if (inspect_devices(&o->io, argv, optind, argc, o->noscan)) {
-		cmd_error("out of memory");
-		return -ENOMEM;
-	}
-	return 0;
+	return inspect_devices(&o->io, argv, optind, argc, o->noscan, usage);
 }
 
 /* ---- opening ---- */

@@ -7,13 +7,14 @@
 #include "commands.h"
 #include "inspect-common.h"
 
-int inspect_parse_format(const char *arg)
+bool inspect_parse_format(const char *arg, bool *json)
 {
-	if (!strcmp(arg, "text"))
-		return 0;
-	if (!strcmp(arg, "json"))
-		return 1;
-	return -1;
+	if (strcmp(arg, "text") && strcmp(arg, "json")) {
+		cmd_error("invalid output format '%s', use text or json", arg);
+		return false;
+	}
+	*json = !strcmp(arg, "json");
+	return true;
 }
 
 bool inspect_parse_u64(const char *s, u64 *ret)
@@ -32,14 +33,18 @@ bool inspect_parse_u64(const char *s, u64 *ret)
 }
 
 int inspect_devices(struct inspect_open *io, char **argv, int first, int argc,
-		    bool noscan)
+		    bool noscan, void (*usage)(FILE *))
 {
-	int ret;
-
 	memset(io, 0, sizeof(*io));
-	ret = device_list_init(&io->devices, argv + first, argc - first);
-	if (ret)
-		return ret;
+	if (first >= argc) {
+		cmd_error("no device given");
+		usage(stderr);
+		return -EINVAL;
+	}
+	if (device_list_init(&io->devices, argv + first, argc - first)) {
+		cmd_error("out of memory");
+		return -ENOMEM;
+	}
 	if (!noscan)
 		device_list_scan(&io->devices);
 	return 0;

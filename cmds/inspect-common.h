@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include "device-scan.h"
 #include "kernel-shared/disk-io.h"
 
@@ -24,17 +25,18 @@ struct inspect_open {
 	struct btrfs_reporter reporter;
 };
 
-/* "--format text|json": 0 text, 1 json, -1 invalid */
-int inspect_parse_format(const char *arg);
+/* "--format text|json" into @json; false after the error message */
+bool inspect_parse_format(const char *arg, bool *json);
 /* a decimal or 0x number; false when it is not one */
 bool inspect_parse_u64(const char *s, u64 *ret);
 
 /*
  * the device list from argv[first..argc), scanned for the other members
- * unless @noscan; clears @io first
+ * unless @noscan; clears @io first.  -EINVAL (after @usage on stderr) when
+ * no device is given, -ENOMEM; each after its message
  */
 int inspect_devices(struct inspect_open *io, char **argv, int first, int argc,
-		    bool noscan);
+		    bool noscan, void (*usage)(FILE *));
 /* open read-only; NULL after an error message */
 struct btrfs_fs_info *inspect_open_fs(struct inspect_open *io);
 void inspect_close(struct inspect_open *io, struct btrfs_fs_info *fs_info);

@@ -134,16 +134,7 @@ static int parse_options(int argc, char **argv, struct map_opts *o)
 		cmd_error("--png needs the SVG in a file, not on stdout");
 		return -EINVAL;
 	}
-	if (optind >= argc) {
-		cmd_error("not enough arguments: a device is needed");
-		usage(stderr);
-		return -EINVAL;
-	}
-	if (inspect_devices(&o->io, argv, optind, argc, o->noscan)) {
-		cmd_error("out of memory");
-		return -ENOMEM;
-	}
-	return 0;
+	return inspect_devices(&o->io, argv, optind, argc, o->noscan, usage);
 }
 
 /* ---- colours ---- */

@@ -372,7 +372,7 @@ int cmd_tree_stats(int argc, char **argv)
 	struct ts_ctx c;
 	u64 *ids = NULL, id;
 	size_t nr = 0, alloc = 0, i;
-	int ch, f, ret;
+	int ch, ret;
 
 	memset(&c, 0, sizeof(c));
 	optind = 1;
@@ -395,13 +395,10 @@ int cmd_tree_stats(int argc, char **argv)
 			ids[nr++] = id;
 			break;
 		case 'F':
-			f = inspect_parse_format(optarg);
-			if (f < 0) {
-				cmd_error("unknown format '%s' (text or json)", optarg);
+			if (!inspect_parse_format(optarg, &c.json)) {
 				free(ids);
 				return GHEE_EXIT_USAGE;
 			}
-			c.json = f == 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -417,15 +414,10 @@ int cmd_tree_stats(int argc, char **argv)
 			return GHEE_EXIT_USAGE;
 		}
 	}
-	if (optind >= argc) {
-		cmd_error("no device given");
-		usage(stderr);
+	ret = inspect_devices(&io, argv, optind, argc, false, usage);
+	if (ret) {
 		free(ids);
-		return GHEE_EXIT_USAGE;
-	}
-	if (inspect_devices(&io, argv, optind, argc, false)) {
-		free(ids);
-		return GHEE_EXIT_FAILURE;
+		return ret == -EINVAL ? GHEE_EXIT_USAGE : GHEE_EXIT_FAILURE;
 	}
 	c.fs_info = inspect_open_fs(&io);
 	if (!c.fs_info) {

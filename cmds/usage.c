@@ -584,7 +584,7 @@ int cmd_usage(int argc, char **argv)
 	struct inspect_open io;
 	struct usage *u;
 	unsigned int errors = 0;
-	int c, f, ret;
+	int c, ret;
 
 	optind = 1;
 	opterr = 0;
@@ -594,12 +594,8 @@ int cmd_usage(int argc, char **argv)
 			o.raw = true;
 			break;
 		case 'F':
-			f = inspect_parse_format(optarg);
-			if (f < 0) {
-				cmd_error("unknown format '%s' (text or json)", optarg);
+			if (!inspect_parse_format(optarg, &o.json))
 				return GHEE_EXIT_USAGE;
-			}
-			o.json = f == 1;
 			break;
 		case 'h':
 			usage_help(stdout);
@@ -612,13 +608,9 @@ int cmd_usage(int argc, char **argv)
 			return GHEE_EXIT_USAGE;
 		}
 	}
-	if (optind >= argc) {
-		cmd_error("no device given");
-		usage_help(stderr);
-		return GHEE_EXIT_USAGE;
-	}
-	if (inspect_devices(&io, argv, optind, argc, false))
-		return GHEE_EXIT_FAILURE;
+	ret = inspect_devices(&io, argv, optind, argc, false, usage_help);
+	if (ret)
+		return ret == -EINVAL ? GHEE_EXIT_USAGE : GHEE_EXIT_FAILURE;
 	/* chunks, block groups, device items and the reserve's trees suffice */
 	io.skip_roots = OPEN_ROOT_DEV | OPEN_ROOT_FS | OPEN_ROOT_QUOTA | OPEN_ROOT_UUID;
 	fs_info = inspect_open_fs(&io);
