@@ -3,19 +3,12 @@
 # reaches the parsers) and run every read-only command on the result: each
 # must end in an orderly way, never crash, hang or trip a sanitizer.
 source "$TOP/tests/common.sh"
+source "$TOP/tests/fuzz-tests/lib/base-image.sh"
 need_progs mkfs.btrfs python3
 
 : "${GHEE_CORRUPT_ROUNDS:=40}"
-src=$TEST_TMP/src
-mkdir -p "$src/d1/d2"
-for i in $(seq 1 300); do printf 'data %d\n' "$i" > "$src/d1/f$i"; done
-head -c 300000 /dev/urandom > "$src/d1/d2/big"
-for i in $(seq 1 40); do ln "$src/d1/f1" "$src/d1/d2/link$i"; done
-ln -s d1/f2 "$src/sym"
 base=$TEST_TMP/base.img
-truncate -s 300M "$base"
-mkfs.btrfs -q -f -n 4096 -m single --rootdir "$src" "$base" >/dev/null ||
-	fail "mkfs.btrfs failed"
+make_fuzz_base "$base" 300 40 300000
 
 img=$TEST_TMP/img
 crashes=0

@@ -5,19 +5,12 @@
 # report) and never leave more findings than the check before it found.
 source "$TOP/tests/common.sh"
 source "$TOP/tests/fsck-tests/lib/repair-lib.sh"
+source "$TOP/tests/fuzz-tests/lib/base-image.sh"
 need_progs mkfs.btrfs python3
 
 : "${GHEE_REPAIR_ROUNDS:=10}"
-src=$TEST_TMP/src
-mkdir -p "$src/d1/d2"
-for i in $(seq 1 200); do printf 'data %d\n' "$i" > "$src/d1/f$i"; done
-head -c 200000 /dev/urandom > "$src/d1/d2/big"
-for i in $(seq 1 20); do ln "$src/d1/f1" "$src/d1/d2/link$i"; done
-ln -s d1/f2 "$src/sym"
 base=$TEST_TMP/base.img
-truncate -s 300M "$base"
-mkfs.btrfs -q -f -n 4096 -m single --rootdir "$src" "$base" >/dev/null ||
-	fail "mkfs.btrfs failed"
+make_fuzz_base "$base" 200 20 200000
 
 img=$TEST_TMP/img
 bad=0 repaired=0
