@@ -124,3 +124,25 @@ int btrfs_add_link(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 	btrfs_set_inode_size(&dir, btrfs_inode_size(&dir) + 2 * (u64)name_len);
 	return btrfs_update_inode(trans, root, parent, &dir);
 }
+
+int btrfs_next_dir_index(struct btrfs_root *root, u64 dir, u64 *index)
+{
+	struct btrfs_key key = { dir, BTRFS_DIR_INDEX_KEY, (u64)-1 };
+	struct btrfs_path path;
+	int ret;
+
+	/* 0 and 1 stand for "." and ".." */
+	*index = 2;
+	btrfs_init_path(&path);
+	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
+	if (ret >= 0) {
+		ret = btrfs_previous_item(root, &path, dir, BTRFS_DIR_INDEX_KEY);
+		if (ret == 0) {
+			btrfs_path_key(&path, &key);
+			*index = key.offset + 1;
+		}
+		ret = ret > 0 ? 0 : ret;
+	}
+	btrfs_release_path(&path);
+	return ret;
+}

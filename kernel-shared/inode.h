@@ -77,6 +77,9 @@ int btrfs_add_link(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 		   u64 ino, u64 parent, const char *name, int name_len, u8 type,
 		   u64 index);
 
+/* one past directory @dir's highest DIR_INDEX (2 when it has none) */
+int btrfs_next_dir_index(struct btrfs_root *root, u64 dir, u64 *index);
+
 /* directory inode @ino (nlink 1, "..") as the root of a tree */
 int btrfs_make_root_dir(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 			u64 ino, const struct btrfs_inode_params *params);

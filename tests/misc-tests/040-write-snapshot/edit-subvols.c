@@ -26,29 +26,6 @@ static void report(void *ctx, enum btrfs_report_level level, const char *msg)
 	fprintf(stderr, "%s: %s\n", level == BTRFS_REPORT_ERROR ? "error" : "note", msg);
 }
 
-/* the next free index of directory @dir */
-static int next_dir_index(struct btrfs_root *root, u64 dir, u64 *index)
-{
-	struct btrfs_key key = { dir, BTRFS_DIR_INDEX_KEY, (u64)-1 };
-	struct btrfs_path path;
-	int ret;
-
-	*index = 2;
-	btrfs_init_path(&path);
-	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
-	if (ret < 0)
-		goto out;
-	ret = btrfs_previous_item(root, &path, dir, BTRFS_DIR_INDEX_KEY);
-	if (ret == 0) {
-		btrfs_path_key(&path, &key);
-		*index = key.offset + 1;
-	}
-	ret = ret > 0 ? 0 : ret;
-out:
-	btrfs_release_path(&path);
-	return ret;
-}
-
 static int add_files(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 		     const char *prefix, int count)
 {
@@ -59,7 +36,7 @@ static int add_files(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 
 	ret = btrfs_find_highest_objectid(root, &ino);
 	if (!ret)
-		ret = next_dir_index(root, TOP_DIR, &index);
+		ret = btrfs_next_dir_index(root, TOP_DIR, &index);
 	if (ret)
 		return ret;
 	memset(&ip, 0, sizeof(ip));

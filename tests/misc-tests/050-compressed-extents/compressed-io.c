@@ -62,27 +62,6 @@ static void report(void *ctx, enum btrfs_report_level level, const char *msg)
 	fprintf(stderr, "%s: %s\n", level == BTRFS_REPORT_ERROR ? "error" : "note", msg);
 }
 
-static int next_dir_index(struct btrfs_root *root, u64 dir, u64 *index)
-{
-	struct btrfs_key key = { dir, BTRFS_DIR_INDEX_KEY, (u64)-1 };
-	struct btrfs_path path;
-	int ret;
-
-	*index = 2;
-	btrfs_init_path(&path);
-	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
-	if (ret >= 0) {
-		ret = btrfs_previous_item(root, &path, dir, BTRFS_DIR_INDEX_KEY);
-		if (ret == 0) {
-			btrfs_path_key(&path, &key);
-			*index = key.offset + 1;
-		}
-		ret = ret > 0 ? 0 : ret;
-	}
-	btrfs_release_path(&path);
-	return ret;
-}
-
 static int read_file(const char *path, u8 **data, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
@@ -250,7 +229,7 @@ static int run(struct btrfs_fs_info *fs, u8 type, int level, char **specs, int n
 		return ret;
 	ret = btrfs_find_highest_objectid(root, &ino);
 	if (!ret)
-		ret = next_dir_index(root, TOP_DIR, &index);
+		ret = btrfs_next_dir_index(root, TOP_DIR, &index);
 	for (i = 0; !ret && i < nr; i++) {
 		char *eq = strchr(specs[i], '=');
 		u8 *data = NULL;
