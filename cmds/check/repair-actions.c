@@ -16,6 +16,7 @@
 #include <string.h>
 #include "repair.h"
 #include "repair-inode.h"
+#include "repair-chunks.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/block-group.h"
 #include "kernel-shared/ctree.h"
@@ -242,7 +243,7 @@ static int fix_dev_extent_no_chunk(struct repair_ctx *r, const struct problem_ct
 /* ---- phase 5: block groups ---- */
 
 /* the bytes the extent items inside [start, start + len) cover, now */
-static int sum_extents(struct btrfs_fs_info *fs, u64 start, u64 len, u64 *sum)
+int repair_sum_extents(struct btrfs_fs_info *fs, u64 start, u64 len, u64 *sum)
 {
 	struct btrfs_root *root = &fs->extent_root;
 	struct btrfs_key key = { start, 0, 0 };
@@ -288,7 +289,7 @@ static int fix_block_group_used(struct repair_ctx *r, const struct problem_ctx *
 	old = btrfs_block_group_used(btrfs_item_ptr(path.nodes[0], path.slots[0],
 						    struct btrfs_block_group_item));
 	btrfs_release_path(&path);
-	ret = sum_extents(r->fs_info, p->bytenr, p->len, &want);
+	ret = repair_sum_extents(r->fs_info, p->bytenr, p->len, &want);
 	if (ret)
 		return ret;
 	if (want == old)
@@ -500,7 +501,11 @@ static const struct {
 	{ PR_SUPER_MIRROR_STALE, fix_super_mirror, true },
 	{ PR_SUPER_BYTES_USED, fix_super_bytes_used, true },
 	{ PR_SUPER_FIELD, repair_super_field, true },
+	{ PR_DEV_TOTAL_BYTES, repair_dev_total_bytes, true },
 	{ PR_SUPER_TOTAL_BYTES, fix_super_total_bytes, true },
+	{ PR_CHUNK_NO_BLOCK_GROUP, repair_chunk_no_block_group, false },
+	{ PR_BLOCK_GROUP_MISMATCH, repair_block_group_mismatch, false },
+	{ PR_CHUNK_STRIPE_NO_DEV_EXTENT, repair_chunk_stripe_no_dev_extent, false },
 	{ PR_DEV_EXTENT_NO_CHUNK, fix_dev_extent_no_chunk, false },
 	{ PR_DEV_BYTES_USED, fix_dev_bytes_used, true },
 	{ PR_ROOT_ITEM_INVALID, repair_root_item, false },
@@ -533,6 +538,7 @@ static const struct {
 	{ PR_CSUM_MISSING, repair_csum_missing, false },
 	{ PR_QGROUP_COUNTS, repair_qgroup_counts, true },
 	{ PR_INODE_GENERATION_INVALID, repair_inode_generation, false },
+	{ PR_LOG_TREE_INVALID, repair_log_tree_invalid, false },
 };
 
 repair_fn repair_action(enum problem_code code)
