@@ -125,16 +125,46 @@ static void set_dev_bytes_used(struct btrfs_fs_info *fs, int i, u64 used)
 	ws->dev_item_dirty[i] = true;
 }
 
+/* the length of every dev extent of @devid, now (one restored earlier counts) */
+static int sum_dev_extents(struct btrfs_fs_info *fs, u64 devid, u64 *sum)
+{
+	struct btrfs_key key = { devid, BTRFS_DEV_EXTENT_KEY, 0 };
+	struct btrfs_path path;
+	int ret;
+
+	*sum = 0;
+	ret = btrfs_search_first(&fs->dev_root, &key, &path);
+	while (ret == 0) {
+		btrfs_path_key(&path, &key);
+		if (key.objectid != devid || key.type != BTRFS_DEV_EXTENT_KEY)
+			break;
+		if (btrfs_item_size(path.nodes[0], path.slots[0]) >= sizeof(struct btrfs_dev_extent))
+			*sum += btrfs_dev_extent_length(btrfs_item_ptr(path.nodes[0],
+						path.slots[0], struct btrfs_dev_extent));
+		ret = btrfs_next_item(&fs->dev_root, &path);
+	}
+	btrfs_release_path(&path);
+	return ret < 0 ? ret : 0;
+}
+
 static int fix_dev_bytes_used(struct repair_ctx *r, const struct problem_ctx *p)
 {
 	struct btrfs_fs_info *fs = r->fs_info;
-	u64 old;
+	u64 old, want = p->expected;
 	int ret, i;
 
 	ret = read_dev_bytes_used(fs, p->devid, &old);
 	if (ret)
 		return ret;
-	repair_note(r, REPAIR_OP_CHANGE, true, old, p->expected,
+	/* a dev extent restored earlier in this transaction counts */
+	if (r->trans) {
+		ret = sum_dev_extents(fs, p->devid, &want);
+		if (ret)
+			return ret;
+		if (want == old)
+			return 1;
+	}
+	repair_note(r, REPAIR_OP_CHANGE, true, old, want,
 		    "chunk tree (DEV_ITEMS DEV_ITEM %llu) bytes_used",
 		    (unsigned long long)p->devid);
 	if (!r->trans)
@@ -142,7 +172,7 @@ static int fix_dev_bytes_used(struct repair_ctx *r, const struct problem_ctx *p)
 	i = write_state_device(fs, p->devid);
 	if (i < 0)
 		return i;
-	set_dev_bytes_used(fs, i, p->expected);
+	set_dev_bytes_used(fs, i, want);
 	return 0;
 }
 
