@@ -536,6 +536,7 @@ static const struct {
 	{ PR_CHUNK_NO_BLOCK_GROUP, repair_chunk_no_block_group, false },
 	{ PR_BLOCK_GROUP_MISMATCH, repair_block_group_mismatch, false },
 	{ PR_CHUNK_STRIPE_NO_DEV_EXTENT, repair_chunk_stripe_no_dev_extent, false },
+	{ PR_DEV_EXTENT_BEYOND_DEVICE, repair_dev_extent_beyond_device, false },
 	{ PR_DEV_EXTENT_NO_CHUNK, fix_dev_extent_no_chunk, false },
 	{ PR_DEV_BYTES_USED, fix_dev_bytes_used, true },
 	{ PR_ROOT_ITEM_INVALID, repair_root_item, false },

@@ -277,6 +277,108 @@ static int dev_extents_end(struct btrfs_fs_info *fs, u64 devid, u64 *end)
 	return ret < 0 ? ret : 0;
 }
 
+static struct btrfs_device *device_nr(struct btrfs_fs_info *fs, u64 devid, int *nr)
+{
+	int i;
+
+	for (i = 0; i < fs->num_devices; i++) {
+		if (fs->devices[i].devid == devid) {
+			*nr = i;
+			return &fs->devices[i];
+		}
+	}
+	return NULL;
+}
+
+/* the end of the last device extent or chunk stripe on @devid */
+static int dev_allocated_end(struct btrfs_fs_info *fs, u64 devid, u64 *end)
+{
+	size_t c;
+	int s, ret;
+
+	ret = dev_extents_end(fs, devid, end);
+	if (ret)
+		return ret;
+	for (c = 0; c < fs->chunk_map.nr; c++) {
+		const struct map_lookup *ml = fs->chunk_map.maps[c];
+		u64 size = btrfs_chunk_stripe_size(ml->type, ml->length, ml->num_stripes,
+						   ml->sub_stripes);
+
+		for (s = 0; s < ml->num_stripes; s++) {
+			if (ml->stripes[s].devid == devid &&
+			    ml->stripes[s].physical + size > *end)
+				*end = ml->stripes[s].physical + size;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Device @i's total_bytes becomes @want, the superblock's total_bytes the
+ * sum of the device sizes (the device item of the chunk tree and its copy
+ * in the superblock are written by the commit).
+ */
+static int set_dev_total_bytes(struct repair_ctx *r, int i, u64 want)
+{
+	struct btrfs_fs_info *fs = r->fs_info;
+	struct btrfs_super_block *sb = &fs->super_copy;
+	struct btrfs_device *dev = &fs->devices[i];
+	u64 old_super = btrfs_super_total_bytes(sb);
+	u64 new_super = want;
+	int j;
+
+	/* the superblock's is the sum of the device sizes */
+	for (j = 0; j < fs->num_devices; j++) {
+		if (j != i)
+			new_super += fs->devices[j].total_bytes;
+	}
+	repair_note(r, REPAIR_OP_CHANGE, true, dev->total_bytes, want,
+		    "chunk tree (DEV_ITEMS DEV_ITEM %llu) total_bytes",
+		    (unsigned long long)dev->devid);
+	if (new_super != old_super)
+		repair_note(r, REPAIR_OP_CHANGE, true, old_super, new_super,
+			    "superblock total_bytes");
+	if (!r->trans)
+		return 0;
+	btrfs_set_super_total_bytes(sb, new_super);
+	dev->total_bytes = want;
+	if (fs->write->dev_item_valid[i]) {
+		btrfs_set_device_total_bytes(&fs->write->dev_items[i], want);
+		fs->write->dev_item_dirty[i] = true;
+	}
+	fs->write->super_dirty = true;
+	return 0;
+}
+
+/*
+ * DEV_EXTENT_BEYOND_DEVICE: the device item's total_bytes is too small
+ * for what is allocated on it.  When the device really holds every
+ * extent, total_bytes grows to the device's size in whole sectors (what a
+ * resize to the maximum gives; nothing was past the old end but the
+ * extents, so nothing is exposed that the filesystem did not use).  When
+ * the device is too small the stripe's end does not exist: no fix.
+ */
+int repair_dev_extent_beyond_device(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	struct btrfs_fs_info *fs = r->fs_info;
+	struct btrfs_device *dev;
+	u64 want, end;
+	int i, ret;
+
+	dev = device_nr(fs, p->devid, &i);
+	if (!dev || dev->fd < 0)
+		return -ENODEV;
+	ret = dev_allocated_end(fs, dev->devid, &end);
+	if (ret)
+		return ret;
+	if (end <= dev->total_bytes)
+		return 1;	/* grown earlier in the pass */
+	want = dev->size / fs->sectorsize * fs->sectorsize;
+	if (end > want)
+		return -ENOSPC;	/* the device is too small: the space is not there */
+	return set_dev_total_bytes(r, i, want);
+}
+
 /*
  * DEV_TOTAL_BYTES (the device item claims more than the device holds):
  * the size becomes what the device holds, in whole sectors, when nothing
@@ -287,55 +389,20 @@ static int dev_extents_end(struct btrfs_fs_info *fs, u64 devid, u64 *end)
 int repair_dev_total_bytes(struct repair_ctx *r, const struct problem_ctx *p)
 {
 	struct btrfs_fs_info *fs = r->fs_info;
-	struct btrfs_super_block *sb = &fs->super_copy;
-	struct btrfs_device *dev = NULL;
-	u64 want, end, old_super;
-	size_t c;
-	int i, s, ret;
+	struct btrfs_device *dev;
+	u64 want, end;
+	int i, ret;
 
-	for (i = 0; i < fs->num_devices; i++) {
-		if (fs->devices[i].devid == p->devid) {
-			dev = &fs->devices[i];
-			break;
-		}
-	}
+	dev = device_nr(fs, p->devid, &i);
 	if (!dev || dev->fd < 0)
 		return -ENODEV;
 	want = dev->size / fs->sectorsize * fs->sectorsize;
 	if (dev->total_bytes <= want)
 		return 1;
-	ret = dev_extents_end(fs, dev->devid, &end);
+	ret = dev_allocated_end(fs, dev->devid, &end);
 	if (ret)
 		return ret;
-	for (c = 0; c < fs->chunk_map.nr; c++) {
-		const struct map_lookup *ml = fs->chunk_map.maps[c];
-		u64 size = btrfs_chunk_stripe_size(ml->type, ml->length, ml->num_stripes,
-						   ml->sub_stripes);
-
-		for (s = 0; s < ml->num_stripes; s++) {
-			if (ml->stripes[s].devid == dev->devid &&
-			    ml->stripes[s].physical + size > end)
-				end = ml->stripes[s].physical + size;
-		}
-	}
 	if (end > want)
 		return -ENOSPC;		/* allocated space lies past the end */
-	old_super = btrfs_super_total_bytes(sb);
-	repair_note(r, REPAIR_OP_CHANGE, true, dev->total_bytes, want,
-		    "chunk tree (DEV_ITEMS DEV_ITEM %llu) total_bytes",
-		    (unsigned long long)dev->devid);
-	if (old_super >= dev->total_bytes - want)
-		repair_note(r, REPAIR_OP_CHANGE, true, old_super,
-			    old_super - (dev->total_bytes - want), "superblock total_bytes");
-	if (!r->trans)
-		return 0;
-	if (old_super >= dev->total_bytes - want)
-		btrfs_set_super_total_bytes(sb, old_super - (dev->total_bytes - want));
-	dev->total_bytes = want;
-	if (fs->write->dev_item_valid[i]) {
-		btrfs_set_device_total_bytes(&fs->write->dev_items[i], want);
-		fs->write->dev_item_dirty[i] = true;
-	}
-	fs->write->super_dirty = true;
-	return 0;
+	return set_dev_total_bytes(r, i, want);
 }

@@ -11,6 +11,7 @@
 int repair_chunk_no_block_group(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_block_group_mismatch(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_chunk_stripe_no_dev_extent(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_dev_extent_beyond_device(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_dev_total_bytes(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_log_tree_invalid(struct repair_ctx *r, const struct problem_ctx *p);
 

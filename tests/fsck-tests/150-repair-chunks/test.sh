@@ -9,7 +9,9 @@
 # (CHUNK_STRIPE_NO_DEV_EXTENT: made again from the chunk's stripe, the
 # device's bytes_used stays), and a device item claiming 1 MiB more than
 # the image holds (DEV_TOTAL_BYTES: back to the image's size, the
-# superblock's total_bytes with it).  The exact change is asserted, every
+# superblock's total_bytes with it), and one claiming less than its dev
+# extents need while the image holds them (DEV_EXTENT_BEYOND_DEVICE:
+# total_bytes grows to the image's size).  The exact change is asserted, every
 # checker is clean afterwards and a second repair writes nothing.
 
 source "$TOP/tests/common.sh"
@@ -17,6 +19,7 @@ source "$TOP/tests/fsck-tests/lib/extents-lib.sh"
 source "$TOP/tests/fsck-tests/lib/repair-lib.sh"
 need_progs python3
 DEL=$TOP/tests/fsck-tests/lib/btrfs-del-item.py
+export EDIT
 
 check_fixed()
 {
@@ -79,3 +82,27 @@ check_fixed "$img" DEV_TOTAL_BYTES \
 expect_change "$TEST_TMP/repair.json" \
 	"DEV_TOTAL_BYTES | change superblock total_bytes: $((stotal + 1048576)) -> $stotal"
 [ "$(python3 "$EDIT" "$img" get-super 209 8)" = "$total" ] || fail "superblock dev_item total_bytes not restored"
+
+# the device item (and its copy) 1 MiB smaller than the end of the last
+# dev extent, the image whole: total_bytes grows to the image's size again
+img=$(fsck_base_image) || exit
+end=$(python3 - "$img" <<'PY'
+import importlib.util, os, struct, sys
+spec = importlib.util.spec_from_file_location("e", os.environ["EDIT"])
+e = importlib.util.module_from_spec(spec); spec.loader.exec_module(e)
+img = e.Image(sys.argv[1])
+end = 0
+for blk, slot, key, off, size in img.walk_leaves(img.tree_root(4)):
+    if key[1] == 204:
+        leaf = img.read_block(blk)
+        end = max(end, key[2] + struct.unpack_from('<Q', leaf, 101 + off + 24)[0])
+print(end)
+PY
+) || fail "cannot read the dev extents"
+[ "$end" -gt 2097152 ] && [ "$end" -le "$total" ] || fail "last dev extent ends at $end"
+python3 "$EDIT" "$img" set-item 3 1 216 1 8 8 $((end - 1048576)) || fail "edit failed"
+python3 "$EDIT" "$img" set-super 209 8 $((end - 1048576)) || fail "edit failed"
+check_fixed "$img" DEV_EXTENT_BEYOND_DEVICE \
+	"DEV_EXTENT_BEYOND_DEVICE | change chunk tree (DEV_ITEMS DEV_ITEM 1) total_bytes: $((end - 1048576)) -> $total"
+[ "$(python3 "$EDIT" "$img" get-super 209 8)" = "$total" ] || fail "superblock dev_item total_bytes not restored"
+[ "$(python3 "$EDIT" "$img" get-super 112 8)" = "$stotal" ] || fail "superblock total_bytes changed"
