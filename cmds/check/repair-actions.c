@@ -540,6 +540,8 @@ static const struct {
 	{ PR_DEV_EXTENT_NO_CHUNK, fix_dev_extent_no_chunk, false },
 	{ PR_DEV_BYTES_USED, fix_dev_bytes_used, true },
 	{ PR_ROOT_ITEM_INVALID, repair_root_item, false },
+	{ PR_ROOT_REF_MISSING, repair_root_ref_missing, false },
+	{ PR_ROOT_REF_MISMATCH, repair_root_ref_mismatch, false },
 	{ PR_UUID_ITEM_STALE, repair_uuid_stale, true },
 	{ PR_UUID_ITEM_MISSING, repair_uuid_missing, true },
 	{ PR_EXTENT_ITEM_INVALID, repair_extent_item, false },

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Repair actions of chunks, block group items, device extents and device
- * sizes (repair-chunks.c) and of the log tree (repair-log.c).
+ * sizes (repair-chunks.c), of the root refs (repair-root-refs.c) and of
+ * the log tree (repair-log.c).
  */
 #ifndef GHEE_CHECK_REPAIR_CHUNKS_H
 #define GHEE_CHECK_REPAIR_CHUNKS_H
@@ -13,6 +14,8 @@ int repair_block_group_mismatch(struct repair_ctx *r, const struct problem_ctx *
 int repair_chunk_stripe_no_dev_extent(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_dev_extent_beyond_device(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_dev_total_bytes(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_root_ref_missing(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_root_ref_mismatch(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_log_tree_invalid(struct repair_ctx *r, const struct problem_ctx *p);
 
 /* bytes the extent items inside [start, start + len) cover (repair-actions.c) */
