@@ -569,6 +569,7 @@ static const struct {
 	{ PR_INODE_FLAGS_INVALID, repair_inode_flags, false },
 	{ PR_CSUM_NO_EXTENT, repair_csum_no_extent, false },
 	{ PR_CSUM_MISSING, repair_csum_missing, false },
+	{ PR_QGROUP_INVALID, repair_qgroup_invalid, false },
 	{ PR_QGROUP_COUNTS, repair_qgroup_counts, true },
 	{ PR_INODE_GENERATION_INVALID, repair_inode_generation, false },
 	{ PR_LOG_TREE_INVALID, repair_log_tree_invalid, false },
