@@ -547,6 +547,7 @@ static const struct {
 	{ PR_EXTENT_ITEM_INVALID, repair_extent_item, false },
 	{ PR_EXTENT_ITEM_MISSING, repair_extent_item_missing, false },
 	{ PR_EXTENT_BACKREF_UNUSED, repair_backref_unused, false },
+	{ PR_BLOCK_GROUP_NO_CHUNK, repair_block_group_no_chunk, false },
 	{ PR_BLOCK_GROUP_USED, fix_block_group_used, true },
 	{ PR_FREE_SPACE_ORPHAN, fix_free_space_orphan, true },
 	{ PR_FREE_SPACE_MISMATCH, fix_free_space_group, true },

@@ -136,6 +136,93 @@ int repair_chunk_no_block_group(struct repair_ctx *r, const struct problem_ctx *
 }
 
 /*
+ * Is every extent item inside [start, start + len) inside a chunk that
+ * has its own block group item?  1 yes, 0 no, <0 error.
+ */
+static int extents_owned_elsewhere(struct btrfs_fs_info *fs, u64 start, u64 len)
+{
+	struct btrfs_root *root = &fs->extent_root;
+	struct btrfs_key key = { start, 0, 0 };
+	struct btrfs_path path;
+	u64 checked_end = 0;
+	int ret, owned = 1;
+
+	ret = btrfs_search_first(root, &key, &path);
+	while (ret == 0 && owned) {
+		struct map_lookup *ml;
+		u64 flags;
+
+		btrfs_path_key(&path, &key);
+		if (key.objectid >= start + len)
+			break;
+		if ((key.type != BTRFS_EXTENT_ITEM_KEY && key.type != BTRFS_METADATA_ITEM_KEY) ||
+		    key.objectid < checked_end)
+			goto next;
+		ml = chunk_map_lookup(&fs->chunk_map, key.objectid);
+		if (!ml || key.objectid < ml->logical) {
+			owned = 0;
+			break;
+		}
+		/* a chunk's group is looked up once */
+		btrfs_release_path(&path);
+		ret = read_bg_item_flags(fs, ml->logical, ml->length, &flags);
+		if (ret < 0)
+			return ret;
+		if (ret > 0) {
+			owned = 0;
+			break;
+		}
+		checked_end = ml->logical + ml->length;
+		key.objectid = checked_end;
+		key.type = 0;
+		key.offset = 0;
+		ret = btrfs_search_first(root, &key, &path);
+		continue;
+next:
+		ret = btrfs_next_item(root, &path);
+	}
+	btrfs_release_path(&path);
+	if (ret < 0)
+		return ret;
+	return owned;
+}
+
+/*
+ * BLOCK_GROUP_NO_CHUNK: a block group item no chunk has (the groups in
+ * memory are made from the chunks: this item is read by no one) is
+ * deleted, when every extent inside its range belongs to a chunk with its
+ * own item; extents that no chunk maps cannot be read, and are left to
+ * say so.
+ */
+int repair_block_group_no_chunk(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	struct btrfs_fs_info *fs = r->fs_info;
+	struct btrfs_root *root = btrfs_block_group_root(fs);
+	struct btrfs_key key = { p->bytenr, BTRFS_BLOCK_GROUP_ITEM_KEY, p->len };
+	struct map_lookup *ml = chunk_at(fs, p->bytenr);
+	struct btrfs_path path;
+	char ks[96];
+	int ret;
+
+	if (ml && ml->length == p->len)
+		return 1;	/* it has one */
+	ret = extents_owned_elsewhere(fs, p->bytenr, p->len);
+	if (ret <= 0)
+		return ret < 0 ? ret : -EUCLEAN;
+	ret = repair_search(r, root, &key, &path);
+	if (ret) {
+		btrfs_release_path(&path);
+		return ret < 0 ? ret : 1;
+	}
+	repair_key_str(&key, ks, sizeof(ks));
+	repair_note(r, REPAIR_OP_DELETE, false, 0, 0, "block group item %s", ks);
+	if (r->trans)
+		ret = btrfs_del_item(r->trans, root, &path);
+	btrfs_release_path(&path);
+	return ret;
+}
+
+/*
  * BLOCK_GROUP_MISMATCH (flags): the item takes the chunk's type and
  * profile, when the extents inside agree with the chunk's type; the
  * in-memory group has the chunk's flags already, commit rewrites the item.

@@ -10,6 +10,7 @@
 #include "repair.h"
 
 int repair_chunk_no_block_group(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_block_group_no_chunk(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_block_group_mismatch(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_chunk_stripe_no_dev_extent(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_dev_extent_beyond_device(struct repair_ctx *r, const struct problem_ctx *p);

@@ -4,15 +4,16 @@
 # Repair of the chunk, block group and device findings, each damaged alone
 # on a fresh copy of a kernel-written image: a block group item removed
 # (CHUNK_NO_BLOCK_GROUP: made again from the chunk, used counted from the
-# extents), a block group item's profile changed (BLOCK_GROUP_MISMATCH:
-# the chunk's flags come back), a device extent removed
-# (CHUNK_STRIPE_NO_DEV_EXTENT: made again from the chunk's stripe, the
-# device's bytes_used stays), and a device item claiming 1 MiB more than
+# extents); the item keyed with a wrong length (BLOCK_GROUP_NO_CHUNK:
+# deleted, and the chunk's made again); its profile changed
+# (BLOCK_GROUP_MISMATCH: the chunk's flags come back); a device extent
+# removed (CHUNK_STRIPE_NO_DEV_EXTENT: made again from the chunk's stripe,
+# the device's bytes_used stays); a device item claiming 1 MiB more than
 # the image holds (DEV_TOTAL_BYTES: back to the image's size, the
-# superblock's total_bytes with it), and one claiming less than its dev
+# superblock's total_bytes with it); one claiming less than its dev
 # extents need while the image holds them (DEV_EXTENT_BEYOND_DEVICE:
-# total_bytes grows to the image's size).  The exact change is asserted, every
-# checker is clean afterwards and a second repair writes nothing.
+# total_bytes grows to the image's size).  The exact change is asserted,
+# every checker is clean afterwards and a second repair writes nothing.
 
 source "$TOP/tests/common.sh"
 source "$TOP/tests/fsck-tests/lib/extents-lib.sh"
@@ -48,6 +49,17 @@ check_fixed "$img" CHUNK_NO_BLOCK_GROUP \
 	"CHUNK_NO_BLOCK_GROUP | insert block group item ($start BLOCK_GROUP_ITEM $len) flags $(printf 0x%x "$flags"), used: 0 -> $used" noplan
 [ "$(python3 "$EDIT" "$img" get-item 2 "$start" 192 "$len" 0 8)" = "$used" ] || fail "used not restored"
 [ "$(python3 "$EDIT" "$img" get-item 2 "$start" 192 "$len" 16 8)" = "$flags" ] || fail "flags not restored"
+
+# the same group's item keyed with twice its length: no chunk has it
+# (BLOCK_GROUP_NO_CHUNK: deleted, its extents belong to the chunk) and the
+# chunk has no item (made again)
+img=$(fsck_base_image) || exit
+python3 "$EDIT" "$img" set-key 2 "$start" 192 "$len" "$start" 192 $((len * 2)) || fail "edit failed"
+check_fixed "$img" BLOCK_GROUP_NO_CHUNK \
+	"BLOCK_GROUP_NO_CHUNK | delete block group item ($start BLOCK_GROUP_ITEM $((len * 2)))" noplan
+expect_change "$TEST_TMP/repair.json" \
+	"CHUNK_NO_BLOCK_GROUP | insert block group item ($start BLOCK_GROUP_ITEM $len) flags $(printf 0x%x "$flags"), used: 0 -> $used"
+python3 "$EDIT" "$img" find 2 "$start" 192 $((len * 2)) > /dev/null 2>&1 && fail "the stray item is still there"
 
 # the same group's item says DUP
 img=$(fsck_base_image) || exit
