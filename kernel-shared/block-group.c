@@ -307,7 +307,9 @@ static int read_bg_item(struct btrfs_fs_info *fs_info, struct btrfs_block_group 
 
 	btrfs_init_path(&path);
 	ret = btrfs_search_slot(NULL, btrfs_block_group_root(fs_info), &key, &path, 0, 0);
-	if (ret > 0) {
+	if (ret > 0 && fs_info->repairing_block_group_items) {
+		ret = -ENOENT;
+	} else if (ret > 0) {
 		btrfs_err(&fs_info->reporter, "block group %llu length %llu has no item",
 			  (unsigned long long)bg->start, (unsigned long long)bg->length);
 		ret = -EUCLEAN;
@@ -394,6 +396,11 @@ int btrfs_read_block_groups(struct btrfs_fs_info *fs_info)
 		ret = read_bg_item(fs_info, bg);
 		if (ret && fs_info->rebuilding_extent_tree)
 			ret = 0;	/* the rebuild writes every item */
+		if (ret == -ENOENT && fs_info->repairing_block_group_items) {
+			/* the repair counts `used` and makes the item */
+			bg->readonly = true;
+			ret = 0;
+		}
 		if (ret)
 			return ret;
 		/* parity profiles are not written here: never allocate there */

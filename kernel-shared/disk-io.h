@@ -71,6 +71,13 @@ struct btrfs_fs_info {
 	 * space).  Set before btrfs_enable_writes().
 	 */
 	bool rebuilding_extent_tree;
+	/*
+	 * Repair of chunks without a block group item: btrfs_enable_writes()
+	 * accepts them; their groups start read-only with no item until the
+	 * repair counts their used space (and writes the item at commit).
+	 * Set before btrfs_enable_writes().
+	 */
+	bool repairing_block_group_items;
 	/* counters for callers that summarize what went wrong */
 	u64 read_errors;
 	u64 csum_errors;

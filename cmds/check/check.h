@@ -81,6 +81,7 @@ struct check_options {
 	int clear_space_cache;	/* 0, or 1 / 2 for v1 / v2 */
 	bool init_csum_tree;	/* rebuilds: repair-rebuild.h */
 	bool init_extent_tree;
+	bool init_uuid_tree;
 	const char *undo_file;
 	const char *const *devices;
 	int nr_devices;

@@ -46,6 +46,8 @@ static void usage(FILE *out)
 		"                        from the data (a new csum tree)\n"
 		"  --init-extent-tree    with --repair: rebuild the extent tree (back\n"
 		"                        references, block group used) from the trees\n"
+		"  --init-uuid-tree      with --repair: rebuild every uuid tree entry\n"
+		"                        (subvolume and received uuids) from the root items\n"
 		"  -s, --super N         use superblock mirror N (0, 1 or 2)\n"
 		"  -b, --backup          use the newest valid backup roots\n"
 		"  -r, --tree-root BYTENR  use this tree root block\n"
@@ -70,7 +72,8 @@ static void usage(FILE *out)
 
 enum { OPT_CHUNK_ROOT = 256, OPT_CSUM, OPT_FORMAT, OPT_READONLY, OPT_NOPROGRESS,
        OPT_NOSCAN, OPT_REPAIR, OPT_DRY_RUN, OPT_UNDO, OPT_CLEAR_CACHE,
-       OPT_CLEAR_LOG, OPT_FORCE, OPT_PROGRESS, OPT_INIT_CSUM, OPT_INIT_EXTENT };
+       OPT_CLEAR_LOG, OPT_FORCE, OPT_PROGRESS, OPT_INIT_CSUM, OPT_INIT_EXTENT,
+       OPT_INIT_UUID };
 
 static int parse_u64(const char *s, u64 *v)
 {
@@ -100,6 +103,7 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 		{ "clear-log", no_argument, NULL, OPT_CLEAR_LOG },
 		{ "init-csum-tree", no_argument, NULL, OPT_INIT_CSUM },
 		{ "init-extent-tree", no_argument, NULL, OPT_INIT_EXTENT },
+		{ "init-uuid-tree", no_argument, NULL, OPT_INIT_UUID },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "no-progress", no_argument, NULL, OPT_NOPROGRESS },
 		{ "noscan", no_argument, NULL, OPT_NOSCAN },
@@ -157,6 +161,9 @@ static int parse_options(int argc, char **argv, struct check_options *o)
 			break;
 		case OPT_INIT_EXTENT:
 			o->init_extent_tree = true;
+			break;
+		case OPT_INIT_UUID:
+			o->init_uuid_tree = true;
 			break;
 		case OPT_FORCE:
 			/* check a read-only mount; with a repair option: never ask */
@@ -531,7 +538,7 @@ int cmd_check(int argc, char **argv)
 	opts.devices = devices.paths;
 	opts.nr_devices = devices.nr_paths;
 	if (opts.repair || opts.preen || opts.clear_log || opts.clear_space_cache ||
-	    opts.init_csum_tree || opts.init_extent_tree) {
+	    opts.init_csum_tree || opts.init_extent_tree || opts.init_uuid_tree) {
 		code = check_repair(&opts);
 	} else {
 		code = refuse_if_mounted(&opts);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include "phase-extents.h"
 #include "shared.h"
+#include "kernel-shared/volumes.h"
 
 int extents_bg_init(struct phase5 *p5)
 {
@@ -94,7 +95,14 @@ void extents_bg_finish(struct phase5 *p5)
 
 	for (i = 0; i < shared->nr_block_groups; i++) {
 		const struct check_block_group *bg = &shared->block_groups[i];
+		const struct map_lookup *ml = chunk_map_lookup(&p5->fs_info->chunk_map, bg->start);
 
+		/* a block group item is the accounting of one chunk, exactly */
+		if (!ml || ml->logical != bg->start || ml->length != bg->length) {
+			check_problem(p5->ctx, PR_BLOCK_GROUP_NO_CHUNK, &(struct problem_ctx){
+				.bytenr = bg->start, .len = bg->length });
+			continue;
+		}
 		total += p5->bg_found_used[i];
 		if (bg->used == p5->bg_found_used[i])
 			continue;

@@ -233,8 +233,10 @@ static void check_root_ref(struct check_ctx *ctx, struct roots_state *st,
 	    btrfs_root_ref_dirid(oref) != btrfs_root_ref_dirid(ref) ||
 	    btrfs_root_ref_sequence(oref) != btrfs_root_ref_sequence(ref) ||
 	    memcmp(oref + 1, ref + 1, name_len)) {
-		check_problem(ctx, PR_ROOT_REF_MISMATCH, &(struct problem_ctx){
-			.root = child, .detail = "dirid, sequence or name differ" });
+		/* one pair, one finding: named when its ref is visited */
+		if (key->type == BTRFS_ROOT_REF_KEY)
+			check_problem(ctx, PR_ROOT_REF_MISMATCH, &(struct problem_ctx){
+				.root = child, .detail = "dirid, sequence or name differ" });
 		goto out;
 	}
 	if (key->type == BTRFS_ROOT_REF_KEY)

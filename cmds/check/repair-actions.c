@@ -16,6 +16,7 @@
 #include <string.h>
 #include "repair.h"
 #include "repair-inode.h"
+#include "repair-chunks.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/block-group.h"
 #include "kernel-shared/ctree.h"
@@ -124,16 +125,46 @@ static void set_dev_bytes_used(struct btrfs_fs_info *fs, int i, u64 used)
 	ws->dev_item_dirty[i] = true;
 }
 
+/* the length of every dev extent of @devid, now (one restored earlier counts) */
+static int sum_dev_extents(struct btrfs_fs_info *fs, u64 devid, u64 *sum)
+{
+	struct btrfs_key key = { devid, BTRFS_DEV_EXTENT_KEY, 0 };
+	struct btrfs_path path;
+	int ret;
+
+	*sum = 0;
+	ret = btrfs_search_first(&fs->dev_root, &key, &path);
+	while (ret == 0) {
+		btrfs_path_key(&path, &key);
+		if (key.objectid != devid || key.type != BTRFS_DEV_EXTENT_KEY)
+			break;
+		if (btrfs_item_size(path.nodes[0], path.slots[0]) >= sizeof(struct btrfs_dev_extent))
+			*sum += btrfs_dev_extent_length(btrfs_item_ptr(path.nodes[0],
+						path.slots[0], struct btrfs_dev_extent));
+		ret = btrfs_next_item(&fs->dev_root, &path);
+	}
+	btrfs_release_path(&path);
+	return ret < 0 ? ret : 0;
+}
+
 static int fix_dev_bytes_used(struct repair_ctx *r, const struct problem_ctx *p)
 {
 	struct btrfs_fs_info *fs = r->fs_info;
-	u64 old;
+	u64 old, want = p->expected;
 	int ret, i;
 
 	ret = read_dev_bytes_used(fs, p->devid, &old);
 	if (ret)
 		return ret;
-	repair_note(r, REPAIR_OP_CHANGE, true, old, p->expected,
+	/* a dev extent restored earlier in this transaction counts */
+	if (r->trans) {
+		ret = sum_dev_extents(fs, p->devid, &want);
+		if (ret)
+			return ret;
+		if (want == old)
+			return 1;
+	}
+	repair_note(r, REPAIR_OP_CHANGE, true, old, want,
 		    "chunk tree (DEV_ITEMS DEV_ITEM %llu) bytes_used",
 		    (unsigned long long)p->devid);
 	if (!r->trans)
@@ -141,7 +172,7 @@ static int fix_dev_bytes_used(struct repair_ctx *r, const struct problem_ctx *p)
 	i = write_state_device(fs, p->devid);
 	if (i < 0)
 		return i;
-	set_dev_bytes_used(fs, i, p->expected);
+	set_dev_bytes_used(fs, i, want);
 	return 0;
 }
 
@@ -242,7 +273,7 @@ static int fix_dev_extent_no_chunk(struct repair_ctx *r, const struct problem_ct
 /* ---- phase 5: block groups ---- */
 
 /* the bytes the extent items inside [start, start + len) cover, now */
-static int sum_extents(struct btrfs_fs_info *fs, u64 start, u64 len, u64 *sum)
+int repair_sum_extents(struct btrfs_fs_info *fs, u64 start, u64 len, u64 *sum)
 {
 	struct btrfs_root *root = &fs->extent_root;
 	struct btrfs_key key = { start, 0, 0 };
@@ -288,7 +319,7 @@ static int fix_block_group_used(struct repair_ctx *r, const struct problem_ctx *
 	old = btrfs_block_group_used(btrfs_item_ptr(path.nodes[0], path.slots[0],
 						    struct btrfs_block_group_item));
 	btrfs_release_path(&path);
-	ret = sum_extents(r->fs_info, p->bytenr, p->len, &want);
+	ret = repair_sum_extents(r->fs_info, p->bytenr, p->len, &want);
 	if (ret)
 		return ret;
 	if (want == old)
@@ -500,15 +531,23 @@ static const struct {
 	{ PR_SUPER_MIRROR_STALE, fix_super_mirror, true },
 	{ PR_SUPER_BYTES_USED, fix_super_bytes_used, true },
 	{ PR_SUPER_FIELD, repair_super_field, true },
+	{ PR_DEV_TOTAL_BYTES, repair_dev_total_bytes, true },
 	{ PR_SUPER_TOTAL_BYTES, fix_super_total_bytes, true },
+	{ PR_CHUNK_NO_BLOCK_GROUP, repair_chunk_no_block_group, false },
+	{ PR_BLOCK_GROUP_MISMATCH, repair_block_group_mismatch, false },
+	{ PR_CHUNK_STRIPE_NO_DEV_EXTENT, repair_chunk_stripe_no_dev_extent, false },
+	{ PR_DEV_EXTENT_BEYOND_DEVICE, repair_dev_extent_beyond_device, false },
 	{ PR_DEV_EXTENT_NO_CHUNK, fix_dev_extent_no_chunk, false },
 	{ PR_DEV_BYTES_USED, fix_dev_bytes_used, true },
 	{ PR_ROOT_ITEM_INVALID, repair_root_item, false },
+	{ PR_ROOT_REF_MISSING, repair_root_ref_missing, false },
+	{ PR_ROOT_REF_MISMATCH, repair_root_ref_mismatch, false },
 	{ PR_UUID_ITEM_STALE, repair_uuid_stale, true },
 	{ PR_UUID_ITEM_MISSING, repair_uuid_missing, true },
 	{ PR_EXTENT_ITEM_INVALID, repair_extent_item, false },
 	{ PR_EXTENT_ITEM_MISSING, repair_extent_item_missing, false },
 	{ PR_EXTENT_BACKREF_UNUSED, repair_backref_unused, false },
+	{ PR_BLOCK_GROUP_NO_CHUNK, repair_block_group_no_chunk, false },
 	{ PR_BLOCK_GROUP_USED, fix_block_group_used, true },
 	{ PR_FREE_SPACE_ORPHAN, fix_free_space_orphan, true },
 	{ PR_FREE_SPACE_MISMATCH, fix_free_space_group, true },
@@ -531,8 +570,10 @@ static const struct {
 	{ PR_INODE_FLAGS_INVALID, repair_inode_flags, false },
 	{ PR_CSUM_NO_EXTENT, repair_csum_no_extent, false },
 	{ PR_CSUM_MISSING, repair_csum_missing, false },
+	{ PR_QGROUP_INVALID, repair_qgroup_invalid, false },
 	{ PR_QGROUP_COUNTS, repair_qgroup_counts, true },
 	{ PR_INODE_GENERATION_INVALID, repair_inode_generation, false },
+	{ PR_LOG_TREE_INVALID, repair_log_tree_invalid, false },
 };
 
 repair_fn repair_action(enum problem_code code)

@@ -21,7 +21,7 @@ bool repair_rebuild_options_invalid(const struct check_options *o)
 	if (!repair_rebuild_requested(o))
 		return false;
 	if (!o->repair) {
-		fprintf(stderr, "ghee check: --init-csum-tree and --init-extent-tree need --repair (or -y)\n");
+		fprintf(stderr, "ghee check: --init-csum-tree, --init-extent-tree and --init-uuid-tree need --repair (or -y)\n");
 		return true;
 	}
 	return false;
@@ -150,5 +150,10 @@ int repair_rebuild_trees(struct repair_ctx *r)
 		ret = rebuild_extent(r);
 	if (!ret && r->opts->init_csum_tree)
 		ret = rebuild_csum(r);
+	if (!ret && r->opts->init_uuid_tree) {
+		ret = repair_rebuild_uuid_tree(r);
+		if (ret > 0)
+			ret = 0;
+	}
 	return ret;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ghee check --repair --init-csum-tree / --init-extent-tree: whole trees
+ * ghee check --repair --init-csum-tree / --init-extent-tree /
+ * --init-uuid-tree: whole trees
  * rebuilt in the first repair transaction, before the per-finding fixes.
  */
 #ifndef GHEE_CHECK_REPAIR_REBUILD_H
@@ -12,7 +13,7 @@
 
 static inline bool repair_rebuild_requested(const struct check_options *o)
 {
-	return o->init_csum_tree || o->init_extent_tree;
+	return o->init_csum_tree || o->init_extent_tree || o->init_uuid_tree;
 }
 
 /* option checks of the rebuild options (message to stderr): true when invalid */
@@ -34,5 +35,8 @@ int repair_rebuild_check_open(struct btrfs_fs_info *fs, const struct check_optio
  * tree is never committed.  Returns 0, 1 when it changed nothing, -errno.
  */
 int repair_rebuild_trees(struct repair_ctx *r);
+
+/* --init-uuid-tree (repair-uuid-tree.c): 0, 1 nothing to do, -errno */
+int repair_rebuild_uuid_tree(struct repair_ctx *r);
 
 #endif

@@ -285,6 +285,13 @@ struct repair_session {
 	struct btrfs_fs_info *fs_info;	/* writable, while repairing */
 	struct undo_writer *undo;
 	FILE *out;			/* text report; NULL with JSON */
+	/*
+	 * The first check found the log tree invalid: the open for writing
+	 * drops it (nothing of the log may stay pointed to once the first
+	 * commit can reuse its blocks), and the first pass reports it.
+	 */
+	bool drop_log;
+	u64 dropped_log_root;
 };
 
 static const char *status_name(enum repair_status s)
@@ -388,11 +395,12 @@ static int keep_item(struct repair_list *to, const struct repair_item *it)
 }
 
 /*
- * Run the action of every finding of @l in @phase (every phase when -1);
- * planned or applied depending on r->trans.  Returns how many ran.
+ * Run the action of every finding of @l in @phase (every phase when -1)
+ * of code @only (every code when PR_COUNT); planned or applied depending
+ * on r->trans.  Returns how many ran.
  */
 static int run_actions(struct repair_session *s, struct repair_ctx *r,
-		       struct repair_list *l, int phase)
+		       struct repair_list *l, int phase, enum problem_code only)
 {
 	int ran = 0, rank;
 	size_t i;
@@ -406,6 +414,8 @@ static int run_actions(struct repair_session *s, struct repair_ctx *r,
 			if (repair_action_rank(it->code) != rank)
 				continue;
 			if (phase >= 0 && it->phase != phase)
+				continue;
+			if (only != PR_COUNT && it->code != only)
 				continue;
 			if (!fn || !problem_repairable(it->code))
 				continue;
@@ -480,6 +490,17 @@ static void repair_engine_report(void *data, enum btrfs_report_level level,
 		msg);
 }
 
+static bool found_code(const struct repair_list *l, enum problem_code code)
+{
+	size_t i;
+
+	for (i = 0; i < l->nr; i++) {
+		if (l->v[i].code == code)
+			return true;
+	}
+	return false;
+}
+
 static int open_writable(struct repair_session *s)
 {
 	const struct check_options *o = s->opts;
@@ -508,17 +529,26 @@ static int open_writable(struct repair_session *s)
 		close_ctree(fs);
 		return err;
 	}
-	if (!o->clear_log && btrfs_super_log_root(&fs->super_copy)) {
+	/* a log the check found invalid cannot be replayed: the repair drops it */
+	s->drop_log = o->repair && btrfs_super_log_root(&fs->super_copy) &&
+		      found_code(&s->found, PR_LOG_TREE_INVALID);
+	if (!o->clear_log && !s->drop_log && btrfs_super_log_root(&fs->super_copy)) {
 		fprintf(stderr, "ERROR: the filesystem has a log tree (fsync'ed changes not yet replayed): mount it once to replay them, or add --clear-log to drop them\n");
 		close_ctree(fs);
 		return -EUCLEAN;
 	}
-	if (o->clear_log && btrfs_super_log_root(&fs->super_copy)) {
-		/* the next commit writes the superblock without the log */
+	if ((o->clear_log || s->drop_log) && btrfs_super_log_root(&fs->super_copy)) {
+		/*
+		 * The next commit writes the superblock without the log: its
+		 * blocks are free space to the allocator from now on.
+		 */
+		s->dropped_log_root = btrfs_super_log_root(&fs->super_copy);
 		btrfs_set_super_log_root(&fs->super_copy, 0);
 		btrfs_set_super_log_root_level(&fs->super_copy, 0);
 	}
 	fs->write_metadump = true;
+	fs->repairing_block_group_items = o->repair &&
+		found_code(&s->found, PR_CHUNK_NO_BLOCK_GROUP);
 	err = btrfs_enable_writes(fs);
 	if (err) {
 		fprintf(stderr, "ERROR: cannot repair this filesystem: %s\n",
@@ -527,7 +557,7 @@ static int open_writable(struct repair_session *s)
 		return err;
 	}
 	fs->write->keep_pinned = true;
-	if (o->clear_log)
+	if (o->clear_log || s->drop_log)
 		fs->write->super_dirty = true;
 	if (o->undo_file) {
 		err = undo_writer_open(&s->undo, o->undo_file, fs);
@@ -567,7 +597,8 @@ static bool pass_changed(const struct repair_list *l, int phase)
  */
 static int repair_pass(struct repair_session *s, int phase)
 {
-	struct repair_ctx r = { .fs_info = s->fs_info, .opts = s->opts, .out = s->out };
+	struct repair_ctx r = { .fs_info = s->fs_info, .opts = s->opts, .out = s->out,
+				.dropped_log_root = s->dropped_log_root };
 	bool changed;
 	u64 transid;
 	int ret;
@@ -578,10 +609,14 @@ static int repair_pass(struct repair_session *s, int phase)
 	transid = r.trans->transid;
 	if (s->out && phase >= 0)
 		fprintf(s->out, "repairing: %s\n", check_phases[phase].title);
-	if (phase >= 0)
-		run_actions(s, &r, &s->now, phase);
-	else
+	if (phase >= 0) {
+		run_actions(s, &r, &s->now, phase, PR_COUNT);
+	} else {
 		repair_global_options(&r);
+		/* the open dropped the invalid log: the first commit makes it final */
+		if (s->drop_log)
+			run_actions(s, &r, &s->now, -1, PR_LOG_TREE_INVALID);
+	}
 	if (phase < 0 && repair_rebuild_requested(s->opts)) {
 		ret = repair_rebuild_trees(&r);
 		if (ret < 0) {
@@ -626,17 +661,34 @@ static int keep_done(struct repair_session *s, int phase)
 	return 0;
 }
 
+/* the same for the findings of @code, whatever their phase */
+static int keep_done_code(struct repair_session *s, enum problem_code code)
+{
+	size_t i;
+
+	for (i = 0; i < s->now.nr; i++) {
+		struct repair_item *it = &s->now.v[i];
+
+		if (it->code == code && it->status != REPAIR_NO_ACTION &&
+		    keep_item(&s->done, it))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int repair_loop(struct repair_session *s)
 {
 	bool given_up[16] = { false };
 	int attempts[16] = { 0 };
 	int ret, code, phase;
 
-	if (s->opts->clear_log || s->opts->clear_space_cache ||
+	if (s->opts->clear_log || s->opts->clear_space_cache || s->drop_log ||
 	    repair_rebuild_requested(s->opts)) {
 		ret = repair_pass(s, -1);
 		if (ret)
 			return ret;
+		if (s->drop_log && keep_done_code(s, PR_LOG_TREE_INVALID))
+			return -ENOMEM;
 		code = run_check(s->opts, false, &s->now);
 		if (code & CHECK_EXIT_CANNOT)
 			return -EIO;
@@ -850,7 +902,7 @@ static int dry_run(struct repair_session *s)
 		repair_global_options(&r);
 	if (repair_rebuild_requested(&o))
 		repair_rebuild_trees(&r);
-	run_actions(s, &r, &s->found, -1);
+	run_actions(s, &r, &s->found, -1, PR_COUNT);
 	release_plan_roots(&r);
 	close_ctree(r.fs_info);
 	return s->found.nr ? CHECK_EXIT_ERRORS : CHECK_EXIT_CLEAN;

@@ -71,6 +71,8 @@ struct repair_ctx {
 	struct btrfs_root **roots;
 	size_t nr_roots;
 	size_t alloc_roots;
+	/* the log root the open for writing dropped (LOG_TREE_INVALID), or 0 */
+	u64 dropped_log_root;
 };
 
 typedef int (*repair_fn)(struct repair_ctx *r, const struct problem_ctx *p);
