@@ -56,11 +56,16 @@ static u64 largest_free_data(struct btrfs_fs_info *fs)
 	return best;
 }
 
-/* pread until @len bytes or end of file; returns bytes read or -errno */
-static ssize_t read_full(int fd, u8 *buf, size_t len, u64 off)
+/*
+ * pread until @len bytes or end of file; returns bytes read or -errno.
+ * @off is the file's offset: the source's data starts at dc->base of @fd.
+ */
+static ssize_t read_full(const struct rootdir_data_ctx *dc, int fd, u8 *buf, size_t len,
+			 u64 off)
 {
 	size_t done = 0;
 
+	off += dc->base;
 	while (done < len) {
 		ssize_t n = pread(fd, buf + done, len - done, (off_t)(off + done));
 
@@ -145,7 +150,7 @@ static int clone_range(struct rootdir_data_ctx *dc, int fd, const char *path, u6
 			if (ret)
 				return ret;
 			fcr.src_fd = fd;
-			fcr.src_offset = pos + done;
+			fcr.src_offset = dc->base + pos + done;
 			fcr.src_length = seg;
 			fcr.dest_offset = physical;
 			if (ioctl(dev->fd, FICLONERANGE, &fcr) < 0) {
@@ -203,7 +208,7 @@ static int write_extent(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *
 		size_t n = ext_len - done < ROOTDIR_READ_BUF ? (size_t)(ext_len - done) :
 			   ROOTDIR_READ_BUF;
 		size_t want = pos >= size ? 0 : (size - pos < n ? (size_t)(size - pos) : n);
-		ssize_t got = read_full(fd, dc->buf, want, pos);
+		ssize_t got = read_full(dc, fd, dc->buf, want, pos);
 
 		if (got < 0)
 			return read_error(path, got);
@@ -250,10 +255,10 @@ static int insert_hole(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *t
  * The next data segment at or after @off: [*@data, *@hole).  1 when there
  * is none.  A filesystem without SEEK_DATA has all data.
  */
-static int next_segment(int fd, const char *path, u64 off, u64 size,
-			u64 *data, u64 *hole)
+static int next_segment(const struct rootdir_data_ctx *dc, int fd, const char *path, u64 off,
+			u64 size, u64 *data, u64 *hole)
 {
-	off_t d = lseek(fd, (off_t)off, SEEK_DATA), h;
+	off_t d = lseek(fd, (off_t)(dc->base + off), SEEK_DATA), h;
 
 	if (d < 0) {
 		if (errno == ENXIO)
@@ -271,6 +276,9 @@ static int next_segment(int fd, const char *path, u64 off, u64 size,
 		cmd_error("cannot find the holes of %s: %m", path);
 		return -errno;
 	}
+	/* a region of a spool file: what follows @size is not the file's */
+	d -= (off_t)dc->base;
+	h -= (off_t)dc->base;
 	*data = (u64)d;
 	*hole = (u64)h < size ? (u64)h : size;
 	return (u64)d >= size ? 1 : 0;
@@ -280,8 +288,8 @@ static int copy_inline(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *t
 		       struct btrfs_root *root, u64 ino, int fd, const char *path,
 		       u64 size)
 {
-	/* one byte more than expected tells a file that grew */
-	ssize_t got = read_full(fd, dc->buf, (size_t)size + 1, 0);
+	/* one byte more than expected tells a file that grew (unless sealed) */
+	ssize_t got = read_full(dc, fd, dc->buf, (size_t)size + !dc->sealed, 0);
 	int ret;
 
 	if (got < 0)
@@ -458,7 +466,7 @@ static void add_data(struct cfile *cf, u64 start, u64 end)
 		p->off = off;
 		p->ram = (u32)n;
 		p->data = (u32)want;
-		got = read_full(cf->fd, in, want, off);
+		got = read_full(dc, cf->fd, in, want, off);
 		if (got < 0) {
 			cf->err = read_error(cf->path, got);
 		} else if ((size_t)got != want) {
@@ -485,7 +493,7 @@ static int try_inline_compressed(struct rootdir_data_ctx *dc, struct btrfs_trans
 {
 	u8 *out = dc->buf + ROOTDIR_READ_BUF / 2;
 	size_t clen = BTRFS_MAX_UNCOMPRESSED;
-	ssize_t got = read_full(fd, dc->buf, (size_t)size + 1, 0);
+	ssize_t got = read_full(dc, fd, dc->buf, (size_t)size + !dc->sealed, 0);
 	int ret;
 
 	if (got < 0)
@@ -551,7 +559,7 @@ static int copy_compressed(struct rootdir_data_ctx *dc, struct btrfs_trans_handl
 		off = seg_end;
 		if (off >= end)
 			break;
-		ret = next_segment(fd, path, off, size, &data, &hole);
+		ret = next_segment(dc, fd, path, off, size, &data, &hole);
 	}
 	if (!cf.err && ret >= 0)
 		add_hole(&cf, off, end);
@@ -585,7 +593,7 @@ static int first_piece_compresses(struct rootdir_data_ctx *dc, int fd, const cha
 	if (n > BTRFS_MAX_UNCOMPRESSED)
 		n = BTRFS_MAX_UNCOMPRESSED;
 	want = size - seg < n ? (size_t)(size - seg) : (size_t)n;
-	got = read_full(fd, dc->buf, want, seg);
+	got = read_full(dc, fd, dc->buf, want, seg);
 	if (got < 0)
 		return read_error(path, got);
 	if ((size_t)got != want)
@@ -613,7 +621,7 @@ int rootdir_copy_file(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *tr
 	 * Holes are asked for even when the host allocates the whole size:
 	 * unwritten preallocated ranges count as holes for SEEK_DATA.
 	 */
-	ret = next_segment(fd, path, 0, size, &data, &hole);
+	ret = next_segment(dc, fd, path, 0, size, &data, &hole);
 	if (ret < 0)
 		return ret;
 	if (dc->err)
@@ -659,7 +667,7 @@ int rootdir_copy_file(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *tr
 			return ret;
 		if (off >= end)
 			break;
-		ret = next_segment(fd, path, off, size, &data, &hole);
+		ret = next_segment(dc, fd, path, off, size, &data, &hole);
 		if (ret < 0)
 			return ret;
 	}

@@ -132,6 +132,13 @@ struct rootdir_data_ctx {
 	bool nodatasum;
 	/* set by rootdir_copy_file(): its read met end of file at the size */
 	bool eof_seen;
+	/*
+	 * Set by the caller for each file: its data starts at offset @base of
+	 * the descriptor (a region of a tar spool file); @sealed: the size
+	 * cannot change, whatever follows it is not the file's.
+	 */
+	u64 base;
+	bool sealed;
 	u8 *buf;		/* read buffer, ROOTDIR_READ_BUF bytes */
 	struct rootdir_stats *stats;
 	u8 compress_type;	/* --compress; NONE: off */
