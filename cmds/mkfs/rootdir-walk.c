@@ -178,8 +178,9 @@ static int insert_inode(struct walk *w, u64 ino, const struct statx *stx, u64 si
 	if (S_ISDIR(stx->stx_mode))
 		ip.flags = w->cur_flags;
 	else if (S_ISREG(stx->stx_mode))
-		ip.flags = w->cur_flags & BTRFS_INODE_NODATACOW ?
-			   w->cur_flags | BTRFS_INODE_NODATASUM : w->cur_flags;
+		ip.flags = (w->cur_flags & BTRFS_INODE_NODATACOW ?
+			    w->cur_flags | BTRFS_INODE_NODATASUM : w->cur_flags) |
+			   w->dc.file_flags;
 	return btrfs_insert_inode(*w->trans, w->root, ino, &ip);
 }
 
