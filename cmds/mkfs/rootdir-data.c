@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/ioctl.h>
 #include <linux/fs.h>
 #include "rootdir.h"
 #include "kernel-shared/ctree.h"
@@ -132,7 +131,8 @@ static void reflink_off(struct rootdir_data_ctx *dc, const char *path, int err)
 /*
  * --reflink: clone [@pos, @pos + @len) of @fd to every copy of @logical
  * in the image.  0 when cloned, 1 when the caller must write it (cloning
- * does not work here; a note says so once), -errno on a mapping error.
+ * does not work here; a note says so once), -errno on a mapping error or
+ * a failed device write (fault injection counts a clone as a write).
  */
 static int clone_range(struct rootdir_data_ctx *dc, int fd, const char *path, u64 pos,
 		       u64 logical, u64 len)
@@ -144,21 +144,22 @@ static int clone_range(struct rootdir_data_ctx *dc, int fd, const char *path, u6
 
 		while (done < len) {
 			struct btrfs_device *dev;
-			struct file_clone_range fcr;
 			u64 seg = len - done, physical;
 			int ret = btrfs_map_block(dc->fs, logical + done, &seg, mirror, &dev,
 						  &physical);
 
-			if (ret)
-				return ret;
-			fcr.src_fd = fd;
-			fcr.src_offset = dc->base + pos + done;
-			fcr.src_length = seg;
-			fcr.dest_offset = physical;
-			if (ioctl(dev->fd, FICLONERANGE, &fcr) < 0) {
+			if (!ret)
+				ret = btrfs_clone_physical(dc->fs, dev, fd, dc->base + pos + done,
+							   seg, physical);
+			if (ret == -EOPNOTSUPP) {
 				/* what cloned already is the same data: it gets overwritten */
 				reflink_off(dc, path, errno);
 				return 1;
+			}
+			if (ret) {
+				cmd_error("--reflink: cloning the data of %s into the image failed: %s",
+					  path, strerror(-ret));
+				return ret;
 			}
 			done += seg;
 		}
