@@ -668,8 +668,9 @@ static int parse_rootdir(const struct mkfs_raw *raw, struct mkfs_params *p)
 
 	if (!raw->rootdir) {
 		if (raw->owner || raw->root_owner || raw->shrink || raw->one_file_system ||
-		    raw->nr_subvols || raw->nr_iflags || raw->compress || raw->reflink) {
-			cmd_error("--subvol, --inode-flags, --owner, --root-owner, --shrink, --one-file-system, --compress and --reflink need --rootdir");
+		    raw->nr_subvols || raw->nr_iflags || raw->compress || raw->reflink ||
+		    raw->max_inline) {
+			cmd_error("--subvol, --inode-flags, --owner, --root-owner, --shrink, --one-file-system, --compress, --reflink and --max-inline need --rootdir");
 			return -EINVAL;
 		}
 		return 0;
@@ -682,6 +683,17 @@ static int parse_rootdir(const struct mkfs_raw *raw, struct mkfs_params *p)
 	o->shrink = raw->shrink;
 	o->one_file_system = raw->one_file_system;
 	o->reflink = raw->reflink;
+	o->max_inline = ROOTDIR_MAX_INLINE;
+	if (raw->max_inline) {
+		u64 v;
+
+		ret = mkfs_parse_size(raw->max_inline, &v);
+		if (ret || v > UINT32_MAX) {
+			cmd_error("--max-inline %s: expected a size in bytes", raw->max_inline);
+			return -EINVAL;
+		}
+		o->max_inline = (u32)v;
+	}
 	ret = raw->compress ? parse_compress(raw->compress, o) : 0;
 	if (!ret && raw->owner)
 		ret = parse_owner("--owner", raw->owner, &o->owner);
@@ -741,6 +753,12 @@ int mkfs_validate_params(const struct mkfs_raw *raw, struct mkfs_params *p)
 		ret = parse_csum(raw->csum, &p->csum_type);
 	if (!ret)
 		ret = parse_sizes(raw, p);
+	/* inline data is less than a sector: the kernel's limit is at most one */
+	if (!ret && p->rootdir.path && p->rootdir.max_inline > p->sectorsize) {
+		cmd_error("--max-inline %s: more than the sector size %u", raw->max_inline,
+			  p->sectorsize);
+		ret = -EINVAL;
+	}
 	if (!ret)
 		ret = parse_profiles(raw, p);
 	if (!ret)

@@ -822,7 +822,7 @@ static void count_scan(const struct rootdir_tar *t, u32 sectorsize, struct rootd
 			s->dirs++;
 		} else if (S_ISLNK(n->mode)) {
 			s->inline_bytes += n->size;
-		} else if (S_ISREG(n->mode) && n->size <= ROOTDIR_MAX_INLINE) {
+		} else if (S_ISREG(n->mode) && n->size <= t->o->max_inline && n->size < sectorsize) {
 			s->inline_bytes += n->size;
 		} else if (S_ISREG(n->mode)) {
 			u64 size = round_up_to(n->size, sectorsize);

@@ -771,7 +771,7 @@ static void init_walk(struct walk *w, struct btrfs_fs_info *fs,
 	w->max_symlink = leaf_inline < PATH_MAX - 1 ? leaf_inline : PATH_MAX - 1;
 	w->dc.fs = fs;
 	w->dc.sectorsize = fs->sectorsize;
-	w->dc.max_inline = leaf_inline < ROOTDIR_MAX_INLINE ? leaf_inline : ROOTDIR_MAX_INLINE;
+	w->dc.max_inline = leaf_inline < o->max_inline ? leaf_inline : o->max_inline;
 	w->dc.no_holes = btrfs_fs_incompat(fs, BTRFS_FEATURE_INCOMPAT_NO_HOLES);
 	w->dc.stats = stats;
 	w->dc.compress_type = o->compress_type;

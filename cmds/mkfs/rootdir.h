@@ -71,6 +71,7 @@ struct mkfs_rootdir_opts {
 	u8 compress_type;		/* --compress: BTRFS_COMPRESS_*, NONE: off */
 	int compress_level;		/* 0: the algorithm's default */
 	bool reflink;			/* --reflink */
+	u32 max_inline;			/* --max-inline, default ROOTDIR_MAX_INLINE */
 	bool have_epoch;		/* SOURCE_DATE_EPOCH */
 	u64 epoch;
 	u64 now_sec;			/* root item times of new subvolumes */
