@@ -65,7 +65,7 @@ static void compress_piece(struct rootdir_cpool *pool, struct btrfs_compress_ws 
 	int ret;
 
 	p->type = BTRFS_COMPRESS_NONE;
-	if (!p->ram || p->plain)
+	if (!p->ram)
 		return;
 	ret = btrfs_compress_extent_ws(ws, pool->type, pool->level, rootdir_piece_in(b, i),
 				       p->ram, pool->sectorsize, rootdir_piece_out(b, i),

@@ -493,7 +493,7 @@ static void emit_batch(struct rootdir_data_ctx *dc, struct rootdir_batch *b)
 			break;
 		}
 		/* a failed attempt flags its file: it and what follows are plain */
-		if (p->ram && !p->plain && p->type == BTRFS_COMPRESS_NONE &&
+		if (p->ram && p->type == BTRFS_COMPRESS_NONE &&
 		    !is_flagged(dc, p->root, p->ino))
 			dc->err = flag_nocompress(dc, p->root, p->ino);
 		if (!dc->err && p->ram && is_flagged(dc, p->root, p->ino))

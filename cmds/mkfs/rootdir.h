@@ -211,7 +211,6 @@ struct rootdir_piece {
 	u32 data;		/* file bytes in it (the rest is the zeroed tail) */
 	struct btrfs_root *root;	/* the file's subvolume and inode */
 	u64 ino;
-	bool plain;		/* stored plain, the kernel would not try */
 	u8 type;		/* filled by a worker: BTRFS_COMPRESS_*, NONE = plain */
 	u32 clen;		/* compressed length */
 	int err;
