@@ -267,6 +267,13 @@ if [ "$DO_SHRINK" = 1 ]; then
 			echo "bench: ghee mkfs --shrink failed" >&2
 			failed=1
 		fi
+		# the inline limit of mkfs.btrfs 6.19 (sector - 1): the same rules
+		if bash -c "$(run_cmd gi.img "$GHEE_BIN" mkfs -f -q --max-inline 4095 --shrink --rootdir "$TREE")" > /dev/null 2>&1; then
+			space_report "ghee --max-inline 4095" "$TMPD/gi.img"
+		else
+			echo "bench: ghee mkfs --max-inline 4095 --shrink failed" >&2
+			failed=1
+		fi
 	else
 		echo "(ghee: no --rootdir/--shrink yet, skipped)"
 	fi

@@ -412,12 +412,11 @@ static int zstd_decompress(struct btrfs_compress_ws *ws, const u8 *in, size_t in
 }
 #endif
 
-int btrfs_compress_extent_ws(struct btrfs_compress_ws *ws, u8 type, int level,
-			     const void *in, size_t in_len, u32 sectorsize, void *out,
-			     size_t *out_len)
+/* compress, keeping the result only when it is at most @limit bytes */
+static int compress_limited(struct btrfs_compress_ws *ws, u8 type, int level,
+			    const void *in, size_t in_len, u32 sectorsize, void *out,
+			    size_t limit, size_t *out_len)
 {
-	size_t limit;
-
 	if (!btrfs_compress_type_name(type) || type == BTRFS_COMPRESS_NONE ||
 	    !btrfs_compress_level_valid(type, level) || !sectorsize_valid(sectorsize) ||
 	    in_len == 0 || in_len > BTRFS_MAX_UNCOMPRESSED || *out_len < in_len)
@@ -426,7 +425,6 @@ int btrfs_compress_extent_ws(struct btrfs_compress_ws *ws, u8 type, int level,
 		return -EOPNOTSUPP;
 	if (level == 0)
 		level = btrfs_compress_default_level(type);
-	limit = keep_limit(in_len, sectorsize);
 	if (limit == 0)
 		return -E2BIG;
 	switch (type) {
@@ -442,6 +440,109 @@ int btrfs_compress_extent_ws(struct btrfs_compress_ws *ws, u8 type, int level,
 #endif
 	}
 	return -EOPNOTSUPP;
+}
+
+int btrfs_compress_extent_ws(struct btrfs_compress_ws *ws, u8 type, int level,
+			     const void *in, size_t in_len, u32 sectorsize, void *out,
+			     size_t *out_len)
+{
+	return compress_limited(ws, type, level, in, in_len, sectorsize, out,
+				in_len ? keep_limit(in_len, sectorsize) : 0, out_len);
+}
+
+int btrfs_compress_shorter_ws(struct btrfs_compress_ws *ws, u8 type, int level,
+			      const void *in, size_t in_len, u32 sectorsize, void *out,
+			      size_t *out_len)
+{
+	return compress_limited(ws, type, level, in, in_len, sectorsize, out,
+				in_len ? in_len - 1 : 0, out_len);
+}
+
+int btrfs_compress_limit_ws(struct btrfs_compress_ws *ws, u8 type, int level,
+			    const void *in, size_t in_len, u32 sectorsize, void *out,
+			    size_t limit, size_t *out_len)
+{
+	return compress_limited(ws, type, level, in, in_len, sectorsize, out, limit, out_len);
+}
+
+/*
+ * The kernel's guess, before it compresses, of whether data compresses
+ * (fs/btrfs/compression.c, btrfs_compress_heuristic(); described here
+ * from its documented behaviour).  A sample of 16 bytes every 256 bytes
+ * of the first 128 KiB; yes when its two halves are equal, when it has
+ * fewer than 64 distinct byte values, when 64 values or fewer make up
+ * 90% of it, or when its Shannon entropy (in the kernel's integer
+ * approximation: log2 of the fourth power, so quarter bits) is below 80%
+ * of 8 bits; no when 200 values or more are needed for 90% of it.
+ */
+#define HEUR_READ		16
+#define HEUR_INTERVAL		256
+#define HEUR_SET_SMALL		64
+#define HEUR_CORE_LOW		64
+#define HEUR_CORE_HIGH		200
+#define HEUR_ENTROPY_HIGH	80
+
+static u32 log2_of_4th_power(u64 n)
+{
+	u64 v = n * n * n * n;
+	u32 r = 0;
+
+	while (v >>= 1)
+		r++;
+	return r;
+}
+
+static int cmp_count_desc(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+bool btrfs_compress_heuristic(const void *in, size_t len)
+{
+	static const u32 sample_max = BTRFS_MAX_UNCOMPRESSED / HEUR_INTERVAL * HEUR_READ;
+	const u8 *data = in;
+	u8 sample[BTRFS_MAX_UNCOMPRESSED / HEUR_INTERVAL * HEUR_READ];
+	u32 count[256] = { 0 }, n = 0, distinct = 0, sum = 0, threshold, i;
+	u32 size_bits, entropy = 0;
+	size_t off;
+
+	if (len > BTRFS_MAX_UNCOMPRESSED)
+		len = BTRFS_MAX_UNCOMPRESSED;
+	for (off = 0; off + HEUR_READ <= len && n < sample_max; off += HEUR_INTERVAL) {
+		memcpy(sample + n, data + off, HEUR_READ);
+		n += HEUR_READ;
+	}
+	if (!memcmp(sample, sample + n / 2, n / 2))
+		return true;
+	for (i = 0; i < n; i++)
+		count[sample[i]]++;
+	for (i = 0; i < 256; i++)
+		distinct += count[i] > 0;
+	if (distinct < HEUR_SET_SMALL)
+		return true;
+	qsort(count, 256, sizeof(count[0]), cmp_count_desc);
+	threshold = n * 90 / 100;
+	for (i = 0; i < HEUR_CORE_LOW; i++)
+		sum += count[i];
+	if (sum > threshold)
+		return true;
+	for (; i < HEUR_CORE_HIGH && count[i]; i++) {
+		sum += count[i];
+		if (sum > threshold)
+			break;
+	}
+	if (i <= HEUR_CORE_LOW)
+		return true;
+	if (i >= HEUR_CORE_HIGH)
+		return false;
+	size_bits = log2_of_4th_power(n);
+	for (i = 0; i < 256 && count[i]; i++)
+		entropy += count[i] * (size_bits - log2_of_4th_power(count[i]));
+	entropy /= n;
+	/* the maximum: 8 bits of 4 quarter bits */
+	return entropy * 100 / 32 < HEUR_ENTROPY_HIGH;
 }
 
 int btrfs_decompress_extent_ws(struct btrfs_compress_ws *ws, u8 type, const void *in,

@@ -76,6 +76,29 @@ int btrfs_compress_extent_ws(struct btrfs_compress_ws *ws, u8 type, int level,
 			     size_t *out_len);
 int btrfs_decompress_extent_ws(struct btrfs_compress_ws *ws, u8 type, const void *in,
 			       size_t in_len, u32 sectorsize, void *out, size_t *out_len);
+/*
+ * The same, the result kept whenever it is shorter than the input (what
+ * the kernel asks of a whole file of at most a sector before it tries an
+ * inline extent: any saving).  -E2BIG otherwise.
+ */
+int btrfs_compress_shorter_ws(struct btrfs_compress_ws *ws, u8 type, int level,
+			      const void *in, size_t in_len, u32 sectorsize, void *out,
+			      size_t *out_len);
+
+/* the same, the result kept when it is at most @limit bytes */
+int btrfs_compress_limit_ws(struct btrfs_compress_ws *ws, u8 type, int level,
+			    const void *in, size_t in_len, u32 sectorsize, void *out,
+			    size_t limit, size_t *out_len);
+
+/*
+ * The kernel's sampling heuristic (mount -o compress, not compress-force):
+ * whether the @len bytes at @in (one range of a file as it is in the page
+ * cache: data, then zeros to the end of its last 4 KiB page; only the
+ * first 128 KiB count) look worth compressing.  When it says no, the
+ * kernel writes the range plain without trying and without marking the
+ * inode NOCOMPRESS.
+ */
+bool btrfs_compress_heuristic(const void *in, size_t len);
 
 /* lzo framing, for tests and checkers: worst compressed size of a segment */
 size_t btrfs_lzo_segment_max(u32 sectorsize);

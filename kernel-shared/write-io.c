@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
+#include <linux/fs.h>
 #include "write-io.h"
 #include "transaction.h"
 #include "extent_io.h"
@@ -40,32 +42,38 @@ void btrfs_fault_injection_init(struct btrfs_fs_info *fs_info)
 #endif
 }
 
+/* one more device write: counted, failed when asked, shown to the hook */
+static int count_write(struct btrfs_fs_info *fs_info, struct btrfs_device *dev, u64 len,
+		       u64 physical)
+{
+	struct btrfs_write_state *ws = fs_info->write;
+
+	if (!ws)
+		return 0;
+	ws->nr_writes++;
+	if (ws->fail_write_at && ws->nr_writes == ws->fail_write_at) {
+		btrfs_err(&fs_info->reporter,
+			  "fault injection: failing write %llu (devid %llu physical %llu)",
+			  (unsigned long long)ws->nr_writes, (unsigned long long)dev->devid,
+			  (unsigned long long)physical);
+		return -EIO;
+	}
+	if (ws->before_write)
+		return ws->before_write(ws->before_write_data, dev, physical, len);
+	return 0;
+}
+
 int btrfs_write_physical(struct btrfs_fs_info *fs_info, struct btrfs_device *dev,
 			 const void *buf, u64 len, u64 physical)
 {
-	struct btrfs_write_state *ws = fs_info->write;
 	const u8 *p = buf;
+	int err;
 
 	if (!dev || dev->fd < 0)
 		return -ENODEV;
-	if (ws) {
-		ws->nr_writes++;
-		if (ws->fail_write_at && ws->nr_writes == ws->fail_write_at) {
-			btrfs_err(&fs_info->reporter,
-				  "fault injection: failing write %llu (devid %llu physical %llu)",
-				  (unsigned long long)ws->nr_writes,
-				  (unsigned long long)dev->devid,
-				  (unsigned long long)physical);
-			return -EIO;
-		}
-		if (ws->before_write) {
-			int ret = ws->before_write(ws->before_write_data, dev,
-						   physical, len);
-
-			if (ret)
-				return ret;
-		}
-	}
+	err = count_write(fs_info, dev, len, physical);
+	if (err)
+		return err;
 	while (len) {
 		ssize_t ret = pwrite(dev->fd, p, len, physical);
 
@@ -84,6 +92,25 @@ int btrfs_write_physical(struct btrfs_fs_info *fs_info, struct btrfs_device *dev
 		len -= ret;
 		physical += ret;
 	}
+	return 0;
+}
+
+int btrfs_clone_physical(struct btrfs_fs_info *fs_info, struct btrfs_device *dev, int src_fd,
+			 u64 src_offset, u64 len, u64 physical)
+{
+	struct file_clone_range fcr = {
+		.src_fd = src_fd, .src_offset = src_offset, .src_length = len,
+		.dest_offset = physical,
+	};
+	int err;
+
+	if (!dev || dev->fd < 0)
+		return -ENODEV;
+	err = count_write(fs_info, dev, len, physical);
+	if (err)
+		return err;
+	if (ioctl(dev->fd, FICLONERANGE, &fcr) < 0)
+		return errno == EIO ? -EIO : -EOPNOTSUPP;
 	return 0;
 }
 

@@ -21,6 +21,14 @@ struct extent_buffer;
 
 int btrfs_write_physical(struct btrfs_fs_info *fs_info, struct btrfs_device *dev,
 			 const void *buf, u64 len, u64 physical);
+/*
+ * FICLONERANGE @len bytes of @src_fd at @src_offset to @physical of @dev:
+ * a device write like the others (counted, failed by fault injection:
+ * -EIO).  -EOPNOTSUPP when the clone itself does not work here (another
+ * filesystem, no reflink support, unaligned): the caller writes instead.
+ */
+int btrfs_clone_physical(struct btrfs_fs_info *fs_info, struct btrfs_device *dev, int src_fd,
+			 u64 src_offset, u64 len, u64 physical);
 int btrfs_flush_device(struct btrfs_fs_info *fs_info, struct btrfs_device *dev);
 int btrfs_flush_all_devices(struct btrfs_fs_info *fs_info);
 

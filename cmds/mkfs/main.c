@@ -62,11 +62,15 @@ static const char usage_text[] =
 "                              the last allocation; an image file is truncated to it\n"
 "    --compress ALGO[:LEVEL]   with --rootdir: compress file data; ALGO no (default),\n"
 "                              zlib (levels 1-9), lzo, zstd (levels 1-15); level 0\n"
-"                              or none is the default; an extent stays compressed\n"
-"                              only when that saves space (workers: env\n"
-"                              GHEE_MKFS_THREADS, default the usable CPUs)\n"
+"                              or none is the default; decided as the kernel does\n"
+"                              with mount -o compress (heuristic, NOCOMPRESS)\n"
+"                              (workers: env GHEE_MKFS_THREADS, default the\n"
+"                              usable CPUs)\n"
 "    --reflink                 with --rootdir: clone file data into the image file\n"
 "                              (FICLONERANGE) when both are on one filesystem\n"
+"    --max-inline BYTES        with --rootdir: file data of at most BYTES (and less\n"
+"                              than a sector) goes inline; default 2048, the\n"
+"                              kernel's max_inline (mkfs.btrfs 6.19: sector - 1)\n"
 "    -f|--force                force overwrite of existing filesystem\n"
 "    General:\n"
 "    -q|--quiet                no messages except errors\n"
@@ -86,6 +90,7 @@ enum {
 	OPT_SHRINK,
 	OPT_COMPRESS,
 	OPT_REFLINK,
+	OPT_MAX_INLINE,
 	OPT_INODE_FLAGS,
 };
 
@@ -138,6 +143,7 @@ static const struct option long_options[] = {
 	{ "shrink", no_argument, NULL, OPT_SHRINK },
 	{ "compress", required_argument, NULL, OPT_COMPRESS },
 	{ "reflink", no_argument, NULL, OPT_REFLINK },
+	{ "max-inline", required_argument, NULL, OPT_MAX_INLINE },
 	{ "subvol", required_argument, NULL, 'u' },
 	{ "inode-flags", required_argument, NULL, OPT_INODE_FLAGS },
 	{ NULL, 0, NULL, 0 }
@@ -208,6 +214,7 @@ static int parse_one(int c, const char *arg, struct mkfs_raw *raw)
 	case OPT_SHRINK: raw->shrink = true; break;
 	case OPT_COMPRESS: raw->compress = arg; break;
 	case OPT_REFLINK: raw->reflink = true; break;
+	case OPT_MAX_INLINE: raw->max_inline = arg; break;
 	case 'u': return add_subvol(raw, arg);
 	case OPT_INODE_FLAGS: return add_inode_flags(raw, arg);
 	default:

@@ -59,6 +59,7 @@ struct mkfs_raw {
 	bool shrink;
 	const char *compress;	/* --compress ALGO[:LEVEL] */
 	bool reflink;
+	const char *max_inline;	/* --max-inline BYTES */
 	char **devices;
 	int nr_devices;
 };

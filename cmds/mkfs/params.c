@@ -435,6 +435,22 @@ static int subvol_error(const char *arg, const char *why)
 	return -EINVAL;
 }
 
+/* a/b/c: no empty, "." or ".." component (how the walk spells paths) */
+static bool plain_rel_path(const char *rel)
+{
+	const char *p = rel;
+
+	while (*p) {
+		const char *slash = strchr(p, '/');
+		size_t n = slash ? (size_t)(slash - p) : strlen(p);
+
+		if (!n || (n == 1 && p[0] == '.') || (n == 2 && !strncmp(p, "..", 2)))
+			return false;
+		p += n + (slash ? 1 : 0);
+	}
+	return true;
+}
+
 /* [TYPE:]SUBDIR -> type and SUBDIR without leading "./" or trailing '/' */
 static int parse_one_subvol(const char *dir, const char *arg, struct mkfs_subvol *sv)
 {
@@ -470,6 +486,12 @@ static int parse_one_subvol(const char *dir, const char *arg, struct mkfs_subvol
 		return -ENOMEM;
 	}
 	sprintf(full, "%s/%s", dir, sv->rel);
+	/* in a tar archive: checked against its index once it is read */
+	if (rootdir_is_tar(dir)) {
+		free(full);
+		return plain_rel_path(sv->rel) ? 0 :
+		       subvol_error(arg, "expected a plain path inside the archive (no '.', '..' or empty components)");
+	}
 	if (lstat(full, &st) || !S_ISDIR(st.st_mode)) {
 		free(full);
 		return subvol_error(arg, "not a directory inside --rootdir");
@@ -646,8 +668,9 @@ static int parse_rootdir(const struct mkfs_raw *raw, struct mkfs_params *p)
 
 	if (!raw->rootdir) {
 		if (raw->owner || raw->root_owner || raw->shrink || raw->one_file_system ||
-		    raw->nr_subvols || raw->nr_iflags || raw->compress || raw->reflink) {
-			cmd_error("--subvol, --inode-flags, --owner, --root-owner, --shrink, --one-file-system, --compress and --reflink need --rootdir");
+		    raw->nr_subvols || raw->nr_iflags || raw->compress || raw->reflink ||
+		    raw->max_inline) {
+			cmd_error("--subvol, --inode-flags, --owner, --root-owner, --shrink, --one-file-system, --compress, --reflink and --max-inline need --rootdir");
 			return -EINVAL;
 		}
 		return 0;
@@ -660,6 +683,17 @@ static int parse_rootdir(const struct mkfs_raw *raw, struct mkfs_params *p)
 	o->shrink = raw->shrink;
 	o->one_file_system = raw->one_file_system;
 	o->reflink = raw->reflink;
+	o->max_inline = ROOTDIR_MAX_INLINE;
+	if (raw->max_inline) {
+		u64 v;
+
+		ret = mkfs_parse_size(raw->max_inline, &v);
+		if (ret || v > UINT32_MAX) {
+			cmd_error("--max-inline %s: expected a size in bytes", raw->max_inline);
+			return -EINVAL;
+		}
+		o->max_inline = (u32)v;
+	}
 	ret = raw->compress ? parse_compress(raw->compress, o) : 0;
 	if (!ret && raw->owner)
 		ret = parse_owner("--owner", raw->owner, &o->owner);
@@ -667,11 +701,6 @@ static int parse_rootdir(const struct mkfs_raw *raw, struct mkfs_params *p)
 		ret = parse_owner("--root-owner", raw->root_owner, &o->root_owner);
 	o->now_sec = p->now_sec;
 	o->derive_uuids = p->fsid_given;
-	/* a tar archive's paths are known only once it is read */
-	if (!ret && rootdir_is_tar(o->path) && raw->nr_subvols) {
-		cmd_error("--subvol is not supported with a tar archive as --rootdir (unpack it first)");
-		ret = -EINVAL;
-	}
 	if (!ret)
 		ret = parse_subvols(raw, o);
 	if (!ret)
@@ -724,6 +753,12 @@ int mkfs_validate_params(const struct mkfs_raw *raw, struct mkfs_params *p)
 		ret = parse_csum(raw->csum, &p->csum_type);
 	if (!ret)
 		ret = parse_sizes(raw, p);
+	/* inline data is less than a sector: the kernel's limit is at most one */
+	if (!ret && p->rootdir.path && p->rootdir.max_inline > p->sectorsize) {
+		cmd_error("--max-inline %s: more than the sector size %u", raw->max_inline,
+			  p->sectorsize);
+		ret = -EINVAL;
+	}
 	if (!ret)
 		ret = parse_profiles(raw, p);
 	if (!ret)

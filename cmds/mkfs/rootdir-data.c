@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/ioctl.h>
 #include <linux/fs.h>
 #include "rootdir.h"
 #include "kernel-shared/ctree.h"
@@ -28,6 +27,8 @@
 #include "kernel-shared/write-io.h"
 #include "kernel-shared/volumes.h"
 #include "kernel-shared/compression.h"
+#include "kernel-shared/inode.h"
+#include "kernel-shared/accessors.h"
 #include "cmds/commands.h"
 
 static u64 round_up_to(u64 v, u64 a)
@@ -56,11 +57,16 @@ static u64 largest_free_data(struct btrfs_fs_info *fs)
 	return best;
 }
 
-/* pread until @len bytes or end of file; returns bytes read or -errno */
-static ssize_t read_full(int fd, u8 *buf, size_t len, u64 off)
+/*
+ * pread until @len bytes or end of file; returns bytes read or -errno.
+ * @off is the file's offset: the source's data starts at dc->base of @fd.
+ */
+static ssize_t read_full(const struct rootdir_data_ctx *dc, int fd, u8 *buf, size_t len,
+			 u64 off)
 {
 	size_t done = 0;
 
+	off += dc->base;
 	while (done < len) {
 		ssize_t n = pread(fd, buf + done, len - done, (off_t)(off + done));
 
@@ -125,7 +131,8 @@ static void reflink_off(struct rootdir_data_ctx *dc, const char *path, int err)
 /*
  * --reflink: clone [@pos, @pos + @len) of @fd to every copy of @logical
  * in the image.  0 when cloned, 1 when the caller must write it (cloning
- * does not work here; a note says so once), -errno on a mapping error.
+ * does not work here; a note says so once), -errno on a mapping error or
+ * a failed device write (fault injection counts a clone as a write).
  */
 static int clone_range(struct rootdir_data_ctx *dc, int fd, const char *path, u64 pos,
 		       u64 logical, u64 len)
@@ -137,21 +144,22 @@ static int clone_range(struct rootdir_data_ctx *dc, int fd, const char *path, u6
 
 		while (done < len) {
 			struct btrfs_device *dev;
-			struct file_clone_range fcr;
 			u64 seg = len - done, physical;
 			int ret = btrfs_map_block(dc->fs, logical + done, &seg, mirror, &dev,
 						  &physical);
 
-			if (ret)
-				return ret;
-			fcr.src_fd = fd;
-			fcr.src_offset = pos + done;
-			fcr.src_length = seg;
-			fcr.dest_offset = physical;
-			if (ioctl(dev->fd, FICLONERANGE, &fcr) < 0) {
+			if (!ret)
+				ret = btrfs_clone_physical(dc->fs, dev, fd, dc->base + pos + done,
+							   seg, physical);
+			if (ret == -EOPNOTSUPP) {
 				/* what cloned already is the same data: it gets overwritten */
 				reflink_off(dc, path, errno);
 				return 1;
+			}
+			if (ret) {
+				cmd_error("--reflink: cloning the data of %s into the image failed: %s",
+					  path, strerror(-ret));
+				return ret;
 			}
 			done += seg;
 		}
@@ -203,7 +211,7 @@ static int write_extent(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *
 		size_t n = ext_len - done < ROOTDIR_READ_BUF ? (size_t)(ext_len - done) :
 			   ROOTDIR_READ_BUF;
 		size_t want = pos >= size ? 0 : (size - pos < n ? (size_t)(size - pos) : n);
-		ssize_t got = read_full(fd, dc->buf, want, pos);
+		ssize_t got = read_full(dc, fd, dc->buf, want, pos);
 
 		if (got < 0)
 			return read_error(path, got);
@@ -250,10 +258,10 @@ static int insert_hole(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *t
  * The next data segment at or after @off: [*@data, *@hole).  1 when there
  * is none.  A filesystem without SEEK_DATA has all data.
  */
-static int next_segment(int fd, const char *path, u64 off, u64 size,
-			u64 *data, u64 *hole)
+static int next_segment(const struct rootdir_data_ctx *dc, int fd, const char *path, u64 off,
+			u64 size, u64 *data, u64 *hole)
 {
-	off_t d = lseek(fd, (off_t)off, SEEK_DATA), h;
+	off_t d = lseek(fd, (off_t)(dc->base + off), SEEK_DATA), h;
 
 	if (d < 0) {
 		if (errno == ENXIO)
@@ -271,6 +279,9 @@ static int next_segment(int fd, const char *path, u64 off, u64 size,
 		cmd_error("cannot find the holes of %s: %m", path);
 		return -errno;
 	}
+	/* a region of a spool file: what follows @size is not the file's */
+	d -= (off_t)dc->base;
+	h -= (off_t)dc->base;
 	*data = (u64)d;
 	*hole = (u64)h < size ? (u64)h : size;
 	return (u64)d >= size ? 1 : 0;
@@ -280,8 +291,8 @@ static int copy_inline(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *t
 		       struct btrfs_root *root, u64 ino, int fd, const char *path,
 		       u64 size)
 {
-	/* one byte more than expected tells a file that grew */
-	ssize_t got = read_full(fd, dc->buf, (size_t)size + 1, 0);
+	/* one byte more than expected tells a file that grew (unless sealed) */
+	ssize_t got = read_full(dc, fd, dc->buf, (size_t)size + !dc->sealed, 0);
 	int ret;
 
 	if (got < 0)
@@ -334,7 +345,36 @@ static void need_compress_feature(struct btrfs_fs_info *fs, u8 type)
 	fs->incompat |= flag;
 }
 
-/* store piece @i of @b: compressed when a worker found that pays, else plain */
+static bool is_flagged(const struct rootdir_data_ctx *dc, const struct btrfs_root *root,
+			u64 ino)
+{
+	return dc->flag_ino == ino && dc->flag_root == root;
+}
+
+/*
+ * A compression attempt of the kernel failed for this file: it marks the
+ * inode NOCOMPRESS and writes the rest of it plain.  The file being read
+ * gets the flag with its inode item; one whose item is in already, there.
+ */
+static int flag_nocompress(struct rootdir_data_ctx *dc, struct btrfs_root *root, u64 ino)
+{
+	struct btrfs_inode_item item;
+	int ret;
+
+	dc->flag_root = root;
+	dc->flag_ino = ino;
+	if (dc->cur_ino == ino && dc->cur_root == root) {
+		dc->file_flags |= BTRFS_INODE_NOCOMPRESS;
+		return 0;
+	}
+	ret = btrfs_read_inode(root, ino, &item);
+	if (ret)
+		return ret;
+	btrfs_set_inode_flags(&item, btrfs_inode_flags(&item) | BTRFS_INODE_NOCOMPRESS);
+	return btrfs_update_inode(dc->trans, root, ino, &item);
+}
+
+/* store piece @i of @b: compressed when a worker found that it pays, else plain */
 static int emit_piece(struct rootdir_data_ctx *dc, struct rootdir_batch *b, int i)
 {
 	struct rootdir_piece *p = &b->pieces[i];
@@ -384,18 +424,83 @@ static int emit_piece(struct rootdir_data_ctx *dc, struct rootdir_batch *b, int 
 	return 0;
 }
 
+/*
+ * Pieces @i.. of @b that follow one another in a flagged file: stored
+ * plain as one extent (*@n of them).  The kernel, flagged, would write
+ * them plain too, cut at its 512 KiB chunks; here they are cut only
+ * where the batch ends.
+ */
+static int emit_plain_run(struct rootdir_data_ctx *dc, struct rootdir_batch *b, int i, int *n)
+{
+	struct rootdir_piece *p = &b->pieces[i];
+	struct btrfs_trans_handle *trans = dc->trans;
+	struct btrfs_file_extent_params fp = { 0 };
+	u64 len = p->ram, bytenr, pos = 0;
+	int j, ret;
+
+	for (j = i + 1; j < b->nr; j++) {
+		const struct rootdir_piece *q = &b->pieces[j];
+
+		if (q->err || !q->ram || q->root != p->root || q->ino != p->ino ||
+		    q->off != p->off + len || len + q->ram > ROOTDIR_MAX_EXTENT)
+			break;
+		len += q->ram;
+	}
+	*n = j - i;
+	ret = btrfs_alloc_data_extent(trans, len, p->root->root_key.objectid, p->ino, p->off,
+				      &bytenr);
+	for (j = i; !ret && j < i + *n; j++) {
+		const struct rootdir_piece *q = &b->pieces[j];
+		const u8 *buf = rootdir_piece_in(b, j);
+
+		ret = btrfs_write_logical(dc->fs, bytenr + pos, buf, q->ram);
+		if (!ret)
+			ret = btrfs_csum_file_blocks(trans, bytenr + pos, buf, q->ram);
+		pos += q->ram;
+		dc->stats->bytes += q->data;
+	}
+	if (ret)
+		return ret;
+	fp.disk_bytenr = bytenr;
+	fp.disk_num_bytes = len;
+	fp.num_bytes = len;
+	fp.ram_bytes = len;
+	fp.type = BTRFS_FILE_EXTENT_REG;
+	ret = btrfs_insert_file_extent(trans, p->root, p->ino, p->off, &fp);
+	if (ret)
+		return ret;
+	dc->stats->extents++;
+	dc->stats->data_extent_bytes += len;
+	return 0;
+}
+
 /* wait for @b (submitting it if it was not) and store its pieces */
 static void emit_batch(struct rootdir_data_ctx *dc, struct rootdir_batch *b)
 {
-	int i;
+	int i, n;
 
 	if (!b->nr)
 		return;
 	if (!b->submitted)
 		rootdir_cpool_submit(dc->pool, b);
 	rootdir_cpool_wait(dc->pool, b);
-	for (i = 0; i < b->nr && !dc->err; i++)
-		dc->err = emit_piece(dc, b, i);
+	for (i = 0; i < b->nr && !dc->err; i += n) {
+		struct rootdir_piece *p = &b->pieces[i];
+
+		n = 1;
+		if (p->err) {
+			dc->err = p->err;
+			break;
+		}
+		/* a failed attempt flags its file: it and what follows are plain */
+		if (p->ram && p->type == BTRFS_COMPRESS_NONE &&
+		    !is_flagged(dc, p->root, p->ino))
+			dc->err = flag_nocompress(dc, p->root, p->ino);
+		if (!dc->err && p->ram && is_flagged(dc, p->root, p->ino))
+			dc->err = emit_plain_run(dc, b, i, &n);
+		else if (!dc->err)
+			dc->err = emit_piece(dc, b, i);
+	}
 	b->nr = 0;
 }
 
@@ -441,43 +546,112 @@ static void add_hole(struct cfile *cf, u64 start, u64 end)
 	p->end = end;
 }
 
-/* the data [@start, @end) (sector aligned) as 128 KiB pieces */
-static void add_data(struct cfile *cf, u64 start, u64 end)
+/* [@start, @end) plain, in extents as large as they come, now */
+static void add_plain(struct cfile *cf, u64 start, u64 end)
 {
-	struct rootdir_data_ctx *dc = cf->dc;
-	u64 off;
+	u64 off, len = 0;
 
-	for (off = start; off < end && !cf->err; ) {
-		u64 n = end - off < BTRFS_MAX_UNCOMPRESSED ? end - off : BTRFS_MAX_UNCOMPRESSED;
-		size_t want = off >= cf->size ? 0 :
-			      (cf->size - off < n ? (size_t)(cf->size - off) : (size_t)n);
-		struct rootdir_piece *p = next_piece(cf);
-		u8 *in = rootdir_piece_in(dc->cur, dc->cur->nr - 1);
-		ssize_t got;
-
-		p->off = off;
-		p->ram = (u32)n;
-		p->data = (u32)want;
-		got = read_full(cf->fd, in, want, off);
-		if (got < 0) {
-			cf->err = read_error(cf->path, got);
-		} else if ((size_t)got != want) {
-			cf->err = changed_size(cf->path);
-		} else {
-			memset(in + got, 0, n - (size_t)got);
-			cf->nbytes += n;
-			off += n;
-			continue;
-		}
-		/* the piece is not to be stored */
-		dc->cur->nr--;
+	for (off = start; off < end && !cf->err; off += len) {
+		cf->err = write_extent(cf->dc, cf->dc->trans, cf->root, cf->ino, cf->fd, cf->path,
+				       off, end - off, cf->size, &len);
+		if (!cf->err)
+			cf->nbytes += len;
 	}
 }
 
 /*
- * A file shorter than a sector inline and compressed when the kernel
- * would: the compressed bytes fit max_inline.  1 when done, 0 when the
- * file is to be stored some other way.
+ * One piece of up to 128 KiB at @off read into the pipeline; 1 when the
+ * kernel would not compress it (the heuristic says no, or a single block
+ * that cannot get a sector smaller): then it is not queued, and
+ * *@single tells which.
+ */
+static int add_piece(struct cfile *cf, u64 off, u64 n, bool *single)
+{
+	struct rootdir_data_ctx *dc = cf->dc;
+	size_t want = off >= cf->size ? 0 :
+		      (cf->size - off < n ? (size_t)(cf->size - off) : (size_t)n);
+	struct rootdir_piece *p = next_piece(cf);
+	u8 *in = rootdir_piece_in(dc->cur, dc->cur->nr - 1);
+	ssize_t got;
+
+	*single = n <= dc->sectorsize;
+	p->off = off;
+	p->ram = (u32)n;
+	p->data = (u32)want;
+	got = is_flagged(dc, cf->root, cf->ino) ? 0 : read_full(dc, cf->fd, in, want, off);
+	if (got < 0)
+		cf->err = read_error(cf->path, got);
+	else if ((size_t)got != want && !is_flagged(dc, cf->root, cf->ino))
+		cf->err = changed_size(cf->path);
+	if (!cf->err && !is_flagged(dc, cf->root, cf->ino)) {
+		memset(in + got, 0, n - (size_t)got);
+		/* the page cache past the end of file is zeros: so is the sample */
+		if (!*single && btrfs_compress_heuristic(in, n)) {
+			cf->nbytes += n;
+			return 0;
+		}
+	}
+	/* not to be stored from here */
+	dc->cur->nr--;
+	return 1;
+}
+
+/*
+ * The data [@start, @end) (sector aligned) as the kernel writes a range
+ * of dirty pages with mount -o compress: ranges of up to 128 MiB (its
+ * largest extent), each tried only if the sampling heuristic likes its
+ * first 128 KiB; a range cut in 512 KiB chunks, a chunk in 128 KiB pieces
+ * compressed one after the other; a piece the heuristic does not like,
+ * or a single block, ends the chunk's compression (the rest of it plain,
+ * no flag); a piece that does not get a sector smaller ends the file's
+ * (NOCOMPRESS, seen in emit_piece()).  Plain stretches are written at
+ * once, in extents as large as they come (where the kernel, already
+ * flagged, cuts them at its 512 KiB chunks).
+ */
+static void add_data(struct cfile *cf, u64 start, u64 end)
+{
+	struct rootdir_data_ctx *dc = cf->dc;
+	u64 range, chunk, off, range_end, chunk_end;
+	bool single;
+
+	for (range = start; range < end && !cf->err; range = range_end) {
+		range_end = end - range < ROOTDIR_MAX_EXTENT ? end : range + ROOTDIR_MAX_EXTENT;
+		for (chunk = range; chunk < range_end && !cf->err; chunk = chunk_end) {
+			chunk_end = range_end - chunk < ROOTDIR_COMPRESS_CHUNK ? range_end :
+				    chunk + ROOTDIR_COMPRESS_CHUNK;
+			for (off = chunk; off < chunk_end && !cf->err; off += BTRFS_MAX_UNCOMPRESSED) {
+				u64 n = chunk_end - off < BTRFS_MAX_UNCOMPRESSED ? chunk_end - off :
+					BTRFS_MAX_UNCOMPRESSED;
+
+				if (!add_piece(cf, off, n, &single))
+					continue;
+				if (cf->err)
+					return;
+				if (is_flagged(dc, cf->root, cf->ino)) {
+					/* all that is left is plain */
+					add_plain(cf, off, end);
+					return;
+				}
+				/* the first piece of a range decides for all of it */
+				if (off == range && !single) {
+					add_plain(cf, off, range_end);
+					chunk_end = range_end;
+				} else {
+					add_plain(cf, off, chunk_end);
+				}
+				break;
+			}
+		}
+	}
+}
+
+/*
+ * A file of at most a sector, as the kernel writes it: the heuristic
+ * (over the page, zeros past the end) first; then inline and compressed
+ * when the compressed bytes fit max_inline; a compression that saves
+ * nothing marks it NOCOMPRESS; one that saves too little to go inline
+ * does not (kernel 6.18.y and later).  1 when done, 0 when the file is
+ * to be stored plain.
  */
 static int try_inline_compressed(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *trans,
 				 struct btrfs_root *root, u64 ino, int fd, const char *path,
@@ -485,14 +659,20 @@ static int try_inline_compressed(struct rootdir_data_ctx *dc, struct btrfs_trans
 {
 	u8 *out = dc->buf + ROOTDIR_READ_BUF / 2;
 	size_t clen = BTRFS_MAX_UNCOMPRESSED;
-	ssize_t got = read_full(fd, dc->buf, (size_t)size + 1, 0);
+	ssize_t got = read_full(dc, fd, dc->buf, (size_t)size + !dc->sealed, 0);
 	int ret;
 
 	if (got < 0)
 		return read_error(path, got);
 	if ((u64)got != size)
 		return changed_size(path);
-	ret = rootdir_cpool_compress_small(dc->pool, dc->buf, size, out, &clen);
+	memset(dc->buf + size, 0, dc->sectorsize - size);
+	if (!btrfs_compress_heuristic(dc->buf, dc->sectorsize))
+		return 0;
+	ret = rootdir_cpool_compress_small(dc->pool, dc->buf, size, dc->max_inline, out, &clen);
+	/* it made nothing shorter (lzo: nothing that fits inline, no flag then) */
+	if (ret == -E2BIG && dc->compress_type != BTRFS_COMPRESS_LZO)
+		dc->file_flags |= BTRFS_INODE_NOCOMPRESS;
 	if (ret == -E2BIG || (!ret && clen > dc->max_inline))
 		return 0;
 	if (ret)
@@ -551,7 +731,7 @@ static int copy_compressed(struct rootdir_data_ctx *dc, struct btrfs_trans_handl
 		off = seg_end;
 		if (off >= end)
 			break;
-		ret = next_segment(fd, path, off, size, &data, &hole);
+		ret = next_segment(dc, fd, path, off, size, &data, &hole);
 	}
 	if (!cf.err && ret >= 0)
 		add_hole(&cf, off, end);
@@ -569,10 +749,12 @@ void rootdir_data_finish(struct rootdir_data_ctx *dc)
 }
 
 /*
- * Whether the first piece of a file of more than one piece compresses:
- * 1 yes, 0 no (like the kernel, which then stops compressing the file,
- * it is stored plain in extents as large as they come), or -errno.
- * Compressed here, in the writer, which costs one piece per such file.
+ * Whether a file of more than one piece goes through the pipeline: 0 when
+ * the kernel's attempt at its first piece fails (it marks the inode
+ * NOCOMPRESS, and the file is stored plain in extents as large as they
+ * come), 1 otherwise (also when the heuristic does not like the piece:
+ * the pipeline writes that range plain), or -errno.  Compressed here, in
+ * the writer, which costs one piece per such file.
  */
 static int first_piece_compresses(struct rootdir_data_ctx *dc, int fd, const char *path,
 				  u64 size, u64 data, u64 hole)
@@ -584,36 +766,43 @@ static int first_piece_compresses(struct rootdir_data_ctx *dc, int fd, const cha
 
 	if (n > BTRFS_MAX_UNCOMPRESSED)
 		n = BTRFS_MAX_UNCOMPRESSED;
+	if (n <= ss)
+		return 1;
 	want = size - seg < n ? (size_t)(size - seg) : (size_t)n;
-	got = read_full(fd, dc->buf, want, seg);
+	got = read_full(dc, fd, dc->buf, want, seg);
 	if (got < 0)
 		return read_error(path, got);
 	if ((size_t)got != want)
 		return changed_size(path);
 	memset(dc->buf + got, 0, n - (size_t)got);
-	ret = rootdir_cpool_compress_small(dc->pool, dc->buf, n, dc->buf + ROOTDIR_READ_BUF / 2,
-					   &clen);
-	if (ret == -E2BIG)
+	if (!btrfs_compress_heuristic(dc->buf, n))
+		return 1;
+	ret = rootdir_cpool_compress_small(dc->pool, dc->buf, n, 0,
+					   dc->buf + ROOTDIR_READ_BUF / 2, &clen);
+	if (ret == -E2BIG) {
+		dc->file_flags |= BTRFS_INODE_NOCOMPRESS;
 		return 0;
+	}
 	return ret ? ret : 1;
 }
 
-int rootdir_copy_file(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *trans,
-		      struct btrfs_root *root, u64 ino, int fd, const char *path,
-		      u64 size, u64 *nbytes)
+static int copy_file(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *trans,
+		     struct btrfs_root *root, u64 ino, int fd, const char *path,
+		     u64 size, u64 *nbytes)
 {
 	u64 ss = dc->sectorsize, end = round_up_to(size, ss), off = 0, data, hole;
 	int ret;
 
 	*nbytes = 0;
 	dc->eof_seen = false;
+	dc->file_flags = 0;
 	if (!size)
 		return 0;
 	/*
 	 * Holes are asked for even when the host allocates the whole size:
 	 * unwritten preallocated ranges count as holes for SEEK_DATA.
 	 */
-	ret = next_segment(fd, path, 0, size, &data, &hole);
+	ret = next_segment(dc, fd, path, 0, size, &data, &hole);
 	if (ret < 0)
 		return ret;
 	if (dc->err)
@@ -621,23 +810,22 @@ int rootdir_copy_file(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *tr
 	/* the kernel does not compress nodatasum (or nodatacow) files */
 	if (!ret && dc->compress_type != BTRFS_COMPRESS_NONE && !dc->nodatasum) {
 		ret = start_pool(dc);
-		if (!ret && size < ss)
+		if (!ret && size <= ss && !data) {
 			ret = try_inline_compressed(dc, trans, root, ino, fd, path, size);
-		if (ret < 0)
-			return ret;
-		if (ret == 1) {
-			*nbytes = size;
-			return 0;
-		}
-		if (!ret && size > BTRFS_MAX_UNCOMPRESSED)
+			if (ret == 1) {
+				*nbytes = size;
+				return 0;
+			}
+		} else if (!ret && size > BTRFS_MAX_UNCOMPRESSED) {
 			ret = first_piece_compresses(dc, fd, path, size, data, hole);
+		} else if (!ret) {
+			ret = 1;
+		}
 		if (ret < 0)
 			return ret;
-		if (ret == 1 || (size <= BTRFS_MAX_UNCOMPRESSED &&
-				 !rootdir_inline_ok(size, dc->sectorsize, dc->max_inline)))
+		if (ret == 1)
 			return copy_compressed(dc, trans, root, ino, fd, path, size, data,
 					       hole, nbytes);
-		ret = 0;
 	}
 	if (!ret && rootdir_inline_ok(size, dc->sectorsize, dc->max_inline)) {
 		*nbytes = size;
@@ -659,9 +847,24 @@ int rootdir_copy_file(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *tr
 			return ret;
 		if (off >= end)
 			break;
-		ret = next_segment(fd, path, off, size, &data, &hole);
+		ret = next_segment(dc, fd, path, off, size, &data, &hole);
 		if (ret < 0)
 			return ret;
 	}
 	return insert_hole(dc, trans, root, ino, off, end);
+}
+
+int rootdir_copy_file(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *trans,
+		      struct btrfs_root *root, u64 ino, int fd, const char *path,
+		      u64 size, u64 *nbytes)
+{
+	int ret;
+
+	/* flags for its pieces go to dc->file_flags until it returns */
+	dc->cur_root = root;
+	dc->cur_ino = ino;
+	ret = copy_file(dc, trans, root, ino, fd, path, size, nbytes);
+	dc->cur_root = NULL;
+	dc->cur_ino = 0;
+	return ret;
 }

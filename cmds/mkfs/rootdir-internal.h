@@ -24,10 +24,15 @@ int rootdir_copy_xattrs(struct btrfs_trans_handle *trans, struct btrfs_root *roo
 /* rootdir-subvol.c */
 /* the --subvol whose SUBDIR is @rel, or -1 */
 int rootdir_subvol_index(const struct mkfs_rootdir_opts *o, const char *rel);
-/* subvolume @id for the directory @name (index @index) of @parent_dir */
+struct rootdir_src;
+/*
+ * subvolume @id for the directory @name (index @index) of @parent_dir;
+ * its xattrs are those @src has for @src_name of its directory @dir
+ */
 int rootdir_make_subvol(struct btrfs_trans_handle *trans, const struct mkfs_rootdir_opts *o,
 			struct btrfs_root *parent, u64 parent_dir, const char *name,
 			u64 index, u64 id, bool ro, const struct statx *stx,
+			struct rootdir_src *src, long dir, const char *src_name,
 			const char *path, struct btrfs_root **root_ret, u64 *xattrs);
 /* the root tree's "default" entry points at subvolume @id */
 int rootdir_set_default_subvol(struct btrfs_trans_handle *trans, u64 id);
@@ -42,6 +47,7 @@ int rootdir_set_default_subvol(struct btrfs_trans_handle *trans, u64 id);
  */
 struct rootdir_src {
 	void *priv;
+	bool sealed;		/* file data cannot change while it is copied */
 	int (*top)(struct rootdir_src *s, long *dir, struct statx *stx);
 	/* every name of @dir, in any order */
 	int (*list)(struct rootdir_src *s, long dir, const char *path,
@@ -51,9 +57,12 @@ struct rootdir_src {
 	int (*open_dir)(struct rootdir_src *s, long dir, const char *name, const char *path,
 			long *sub);
 	void (*close_dir)(struct rootdir_src *s, long dir);
-	/* a descriptor to read the data from offset 0 (holes as holes) */
+	/*
+	 * a descriptor to read the data from (holes as holes), the data
+	 * starting at *@base of it
+	 */
 	int (*open_file)(struct rootdir_src *s, long dir, const char *name, const char *path,
-			 int *fd);
+			 int *fd, u64 *base);
 	void (*close_file)(struct rootdir_src *s, long dir, const char *name, int fd);
 	ssize_t (*readlink)(struct rootdir_src *s, long dir, const char *name,
 			    const char *path, char *buf, size_t len);

@@ -60,7 +60,7 @@ static void count_file(struct prescan *ps, const struct statx *stx)
 {
 	u64 size = stx->stx_size, alloc = stx->stx_blocks * 512;
 
-	if (size <= ROOTDIR_MAX_INLINE) {
+	if (size <= ps->o->max_inline && size < ps->sectorsize) {
 		ps->scan->inline_bytes += size;
 		return;
 	}

@@ -75,6 +75,7 @@ static void init_root_item(struct btrfs_trans_handle *trans,
 int rootdir_make_subvol(struct btrfs_trans_handle *trans, const struct mkfs_rootdir_opts *o,
 			struct btrfs_root *parent, u64 parent_dir, const char *name,
 			u64 index, u64 id, bool ro, const struct statx *stx,
+			struct rootdir_src *src, long dir, const char *src_name,
 			const char *path, struct btrfs_root **root_ret, u64 *xattrs)
 {
 	struct btrfs_fs_info *fs = trans->fs_info;
@@ -91,8 +92,8 @@ int rootdir_make_subvol(struct btrfs_trans_handle *trans, const struct mkfs_root
 	ip.nbytes = fs->nodesize;
 	ret = btrfs_make_root_dir(trans, root, BTRFS_FIRST_FREE_OBJECTID, &ip);
 	if (!ret)
-		ret = rootdir_copy_xattrs(trans, root, BTRFS_FIRST_FREE_OBJECTID, -1, path,
-					  xattrs);
+		ret = src->xattrs(src, trans, root, BTRFS_FIRST_FREE_OBJECTID, dir, src_name, -1,
+				  path, xattrs);
 	if (!ret)
 		ret = btrfs_insert_dir_item(trans, parent, name, len, parent_dir, &loc,
 					    BTRFS_FT_DIR, index);

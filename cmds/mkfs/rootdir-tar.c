@@ -7,13 +7,20 @@
  * name, so the pre-scan reads the whole archive first: every entry's
  * metadata goes into an in-memory index (one node per path, names and
  * xattrs in pools, a hash of (parent, name) to find paths), and the data
- * of every regular file into its own file in a spool directory under
- * $TMPDIR (default /var/tmp), written at the archive's offsets so that
- * sparse entries keep their holes.  The walk then reads the index like a
- * directory tree and the data through the spool files (each one removed
+ * of every regular file into a region of a spool file under $TMPDIR
+ * (default /var/tmp), written at the archive's offsets so that sparse
+ * entries keep their holes.  The walk then reads the index like a
+ * directory tree and the data through the regions (each one punched out
  * once copied), so the archive and its unpacked tree give the same walk,
  * the same inode numbers and the same image.  Memory is per-entry
  * metadata only.
+ *
+ * A spool file has no name from the moment it exists (O_TMPFILE, else
+ * unlinked right after mkstemp()): a run that is killed, even with
+ * SIGKILL, leaves nothing behind, and a few descriptors hold the data of
+ * any number of entries.  Regions start at multiples of SPOOL_ALIGN, so
+ * the holes of one stay holes for SEEK_DATA and --reflink can clone from
+ * them; a file past SPOOL_FILE_MAX bytes starts the next spool file.
  *
  * As tar extracts: a later entry for a path replaces the earlier one;
  * leading '/' are removed; a path with a ".." component is refused;
@@ -47,6 +54,42 @@ bool rootdir_is_tar(const char *path)
 
 #ifndef HAVE_LIBARCHIVE
 
+static u32 find_kid(const struct rootdir_tar *t, long dir, const char *name);
+
+/* every --subvol SUBDIR must be a directory of the archive (not a symlink to one) */
+static int check_subvols(const struct rootdir_tar *t)
+{
+	const struct mkfs_rootdir_opts *o = t->o;
+	char name[BTRFS_NAME_LEN + 1];
+	int i;
+
+	for (i = 0; i < o->nr_subvols; i++) {
+		const char *p = o->subvols[i].rel;
+		u32 cur = 0;
+
+		while (*p && cur != NO_NODE && S_ISDIR(t->nodes[cur].mode)) {
+			const char *slash = strchrnul(p, '/');
+			size_t n = (size_t)(slash - p);
+
+			if (n > BTRFS_NAME_LEN) {
+				cur = NO_NODE;
+				break;
+			}
+			memcpy(name, p, n);
+			name[n] = 0;
+			cur = find_kid(t, cur, name);
+			p = *slash ? slash + 1 : slash;
+		}
+		if (cur == NO_NODE || *p || !S_ISDIR(t->nodes[cur].mode)) {
+			cmd_error("--subvol %s: %s in the archive %s", o->subvols[i].rel,
+				  cur == NO_NODE || *p ? "no such directory" : "not a directory",
+				  o->path);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 int rootdir_tar_read(const struct mkfs_rootdir_opts *o, u32 sectorsize,
 		     struct rootdir_scan *scan)
 {
@@ -74,6 +117,8 @@ void rootdir_tar_free(struct rootdir_tar *t)
 #include <archive_entry.h>
 
 #define NO_NODE		UINT32_MAX
+#define SPOOL_ALIGN	(64U << 10)	/* above any block size a spool lives on */
+#define SPOOL_FILE_MAX	(1ULL << 40)	/* well below ext4's 16 TiB file size */
 
 struct tar_node {
 	u32 name;		/* offset in the name pool */
@@ -90,6 +135,8 @@ struct tar_node {
 	s64 atime, mtime;
 	u64 size;
 	u64 alloc;		/* data bytes in the archive (sparse: the map's) */
+	u64 base;		/* regular file: its region in spool file @spool */
+	u32 spool;
 };
 
 /* an xattr in the pool: header, name with its NUL, value */
@@ -109,8 +156,11 @@ struct rootdir_tar {
 	u32 *hash;		/* node + 1, 0 free; (parent, name) -> node */
 	size_t hash_alloc;	/* power of two */
 	u32 *kids;
-	char *spool;		/* the spool directory */
-	int spool_fd;
+	const char *spool_dir;	/* where the spool files are (messages) */
+	int *spools;		/* descriptors of the unnamed spool files */
+	u32 nr_spools;
+	size_t spools_alloc;
+	u64 spool_end;		/* the end of the last region of the last one */
 	u64 now;
 	bool warned_slash;
 	char *path_buf;		/* sanitized paths */
@@ -498,42 +548,92 @@ static int store_xattrs(struct rootdir_tar *t, struct archive_entry *e, struct t
 	return ret;
 }
 
-static void spool_name(u32 n, char *buf)
+/* a new spool file, nameless from the start (or at once) */
+static int new_spool(struct rootdir_tar *t)
 {
-	sprintf(buf, "%x", n);
+	size_t len = strlen(t->spool_dir) + 32;
+	char *tmpl;
+	int fd, ret;
+
+	if (ARRAY_RESERVE(t->spools, t->spools_alloc, t->nr_spools + 1, 4))
+		return -ENOMEM;
+	fd = open(t->spool_dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0 && errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) {
+		ret = -errno;
+		cmd_error("cannot make a spool file in %s: %m", t->spool_dir);
+		return ret;
+	}
+	if (fd < 0) {
+		/* no O_TMPFILE there: the name lives for one system call */
+		tmpl = malloc(len);
+		if (!tmpl)
+			return -ENOMEM;
+		snprintf(tmpl, len, "%s/ghee-mkfs-tar.XXXXXX", t->spool_dir);
+		fd = mkostemp(tmpl, O_CLOEXEC);
+		if (fd >= 0)
+			unlink(tmpl);
+		free(tmpl);
+		if (fd < 0) {
+			ret = -errno;
+			cmd_error("cannot make a spool file in %s: %m", t->spool_dir);
+			return ret;
+		}
+	}
+	t->spools[t->nr_spools++] = fd;
+	t->spool_end = 0;
+	return 0;
 }
 
-/* the entry's data into the spool file of node @idx, holes kept */
+/* free a region that is copied or replaced (best effort) */
+static void drop_region(const struct rootdir_tar *t, const struct tar_node *n)
+{
+	if (n->size && n->spool < t->nr_spools)
+		fallocate(t->spools[n->spool], FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			  (off_t)n->base, (off_t)n->size);
+}
+
+static u64 round_up_to(u64 v, u64 a)
+{
+	return (v + a - 1) / a * a;
+}
+
+/* the entry's data into a new region for node @idx, holes kept */
 static int spool_data(struct rootdir_tar *t, struct archive *a, struct archive_entry *e,
 		      u32 idx, const char *path)
 {
 	struct tar_node *n = &t->nodes[idx];
-	char name[16];
 	const void *buf;
 	size_t len;
 	la_int64_t off;
 	int fd, r, ret = 0;
 
-	spool_name(idx, name);
-	fd = openat(t->spool_fd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		ret = -errno;
-		cmd_error("cannot create a spool file in %s: %m", t->spool);
-		return ret;
+	(void)e;
+	if (!t->nr_spools || (t->spool_end && t->spool_end + n->size > SPOOL_FILE_MAX)) {
+		ret = new_spool(t);
+		if (ret)
+			return ret;
 	}
+	fd = t->spools[t->nr_spools - 1];
+	n->spool = t->nr_spools - 1;
+	n->base = t->spool_end;
 	n->alloc = 0;
 	while ((r = archive_read_data_block(a, &buf, &len, &off)) == ARCHIVE_OK) {
 		size_t done = 0;
 
+		if (off < 0 || (u64)off + len > n->size) {
+			cmd_error("--rootdir %s: tar entry '%s': data past its size of %llu bytes",
+				  t->o->path, path, (unsigned long long)n->size);
+			return -EINVAL;
+		}
 		while (done < len) {
 			ssize_t w = pwrite(fd, (const u8 *)buf + done, len - done,
-					   (off_t)off + (off_t)done);
+					   (off_t)(n->base + (u64)off + done));
 
 			if (w < 0) {
 				ret = -errno;
 				cmd_error("cannot write the spool file of %s in %s: %m", path,
-					  t->spool);
-				goto out;
+					  t->spool_dir);
+				return ret;
 			}
 			done += (size_t)w;
 		}
@@ -543,15 +643,14 @@ static int spool_data(struct rootdir_tar *t, struct archive *a, struct archive_e
 		cmd_error("--rootdir %s: tar entry '%s': %s", t->o->path, path,
 			  archive_error_string(a) ? archive_error_string(a) :
 			  "cannot read its data");
-		ret = -EIO;
-		goto out;
+		return -EIO;
 	}
-	if (ftruncate(fd, (off_t)n->size)) {
+	t->spool_end = round_up_to(n->base + n->size, SPOOL_ALIGN);
+	/* the last region's trailing hole is the file's too */
+	if (ftruncate(fd, (off_t)t->spool_end)) {
 		ret = -errno;
-		cmd_error("cannot write the spool file of %s in %s: %m", path, t->spool);
+		cmd_error("cannot write the spool file of %s in %s: %m", path, t->spool_dir);
 	}
-out:
-	close(fd);
 	return ret;
 }
 
@@ -631,11 +730,8 @@ static int add_entry(struct rootdir_tar *t, struct archive *a, struct archive_en
 	if (n->leader != idx) {
 		t->nodes[n->leader].nlink--;
 	} else if (S_ISREG(n->mode)) {
-		char spool[16];
-
 		/* the data of the replaced entry */
-		spool_name(idx, spool);
-		unlinkat(t->spool_fd, spool, 0);
+		drop_region(t, n);
 	}
 	if (hl) {
 		n->leader = target;
@@ -700,11 +796,6 @@ static int build_kids(struct rootdir_tar *t)
 	return 0;
 }
 
-static u64 round_up_to(u64 v, u64 a)
-{
-	return (v + a - 1) / a * a;
-}
-
 /* what the pre-scan of the unpacked tree would count */
 static void count_scan(const struct rootdir_tar *t, u32 sectorsize, struct rootdir_scan *s)
 {
@@ -731,7 +822,7 @@ static void count_scan(const struct rootdir_tar *t, u32 sectorsize, struct rootd
 			s->dirs++;
 		} else if (S_ISLNK(n->mode)) {
 			s->inline_bytes += n->size;
-		} else if (S_ISREG(n->mode) && n->size <= ROOTDIR_MAX_INLINE) {
+		} else if (S_ISREG(n->mode) && n->size <= t->o->max_inline && n->size < sectorsize) {
 			s->inline_bytes += n->size;
 		} else if (S_ISREG(n->mode)) {
 			u64 size = round_up_to(n->size, sectorsize);
@@ -742,30 +833,6 @@ static void count_scan(const struct rootdir_tar *t, u32 sectorsize, struct rootd
 			s->extents += size / ROOTDIR_MAX_EXTENT + 1;
 		}
 	}
-}
-
-static int make_spool(struct rootdir_tar *t)
-{
-	const char *dir = getenv("TMPDIR");
-	size_t len;
-
-	if (!dir || !*dir)
-		dir = "/var/tmp";
-	len = strlen(dir) + 32;
-	t->spool = malloc(len);
-	if (!t->spool)
-		return -ENOMEM;
-	snprintf(t->spool, len, "%s/ghee-mkfs-tar.XXXXXX", dir);
-	if (!mkdtemp(t->spool)) {
-		int ret = -errno;
-
-		cmd_error("cannot make a spool directory in %s: %m", dir);
-		free(t->spool);
-		t->spool = NULL;
-		return ret;
-	}
-	t->spool_fd = open(t->spool, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	return t->spool_fd < 0 ? -errno : 0;
 }
 
 static int read_archive(struct rootdir_tar *t, const char *path)
@@ -822,6 +889,42 @@ static int read_archive(struct rootdir_tar *t, const char *path)
 	return ret;
 }
 
+static u32 find_kid(const struct rootdir_tar *t, long dir, const char *name);
+
+/* every --subvol SUBDIR must be a directory of the archive (not a symlink to one) */
+static int check_subvols(const struct rootdir_tar *t)
+{
+	const struct mkfs_rootdir_opts *o = t->o;
+	char name[BTRFS_NAME_LEN + 1];
+	int i;
+
+	for (i = 0; i < o->nr_subvols; i++) {
+		const char *p = o->subvols[i].rel;
+		u32 cur = 0;
+
+		while (*p && cur != NO_NODE && S_ISDIR(t->nodes[cur].mode)) {
+			const char *slash = strchrnul(p, '/');
+			size_t n = (size_t)(slash - p);
+
+			if (n > BTRFS_NAME_LEN) {
+				cur = NO_NODE;
+				break;
+			}
+			memcpy(name, p, n);
+			name[n] = 0;
+			cur = find_kid(t, cur, name);
+			p = *slash ? slash + 1 : slash;
+		}
+		if (cur == NO_NODE || *p || !S_ISDIR(t->nodes[cur].mode)) {
+			cmd_error("--subvol %s: %s in the archive %s", o->subvols[i].rel,
+				  cur == NO_NODE || *p ? "no such directory" : "not a directory",
+				  o->path);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 int rootdir_tar_read(const struct mkfs_rootdir_opts *o, u32 sectorsize,
 		     struct rootdir_scan *scan)
 {
@@ -832,15 +935,17 @@ int rootdir_tar_read(const struct mkfs_rootdir_opts *o, u32 sectorsize,
 	if (!t)
 		return -ENOMEM;
 	t->o = o;
-	t->spool_fd = -1;
 	t->now = o->now_sec;
+	t->spool_dir = getenv("TMPDIR");
+	if (!t->spool_dir || !*t->spool_dir)
+		t->spool_dir = "/var/tmp";
 	ret = new_node(t, 0, "", 0, &top);
-	if (!ret)
-		ret = make_spool(t);
 	if (!ret)
 		ret = read_archive(t, o->path);
 	if (!ret)
 		ret = build_kids(t);
+	if (!ret)
+		ret = check_subvols(t);
 	free(t->hash);
 	t->hash = NULL;
 	if (ret) {
@@ -854,23 +959,14 @@ int rootdir_tar_read(const struct mkfs_rootdir_opts *o, u32 sectorsize,
 
 void rootdir_tar_free(struct rootdir_tar *t)
 {
-	size_t i;
-	char name[16];
+	u32 i;
 
 	if (!t)
 		return;
-	if (t->spool_fd >= 0) {
-		for (i = 0; i < t->nr; i++) {
-			if (S_ISREG(t->nodes[i].mode)) {
-				spool_name((u32)i, name);
-				unlinkat(t->spool_fd, name, 0);
-			}
-		}
-		close(t->spool_fd);
-	}
-	if (t->spool)
-		rmdir(t->spool);
-	free(t->spool);
+	/* nameless: closing them is all it takes */
+	for (i = 0; i < t->nr_spools; i++)
+		close(t->spools[i]);
+	free(t->spools);
 	free(t->nodes);
 	free(t->names);
 	free(t->xattrs);
@@ -983,36 +1079,39 @@ static void tar_close_dir(struct rootdir_src *s, long dir)
 }
 
 static int tar_open_file(struct rootdir_src *s, long dir, const char *name, const char *path,
-			 int *fd)
+			 int *fd, u64 *base)
 {
 	const struct rootdir_tar *t = s->priv;
-	char spool[16];
+	const struct tar_node *n;
 	u32 k;
 	int ret = kid(s, dir, name, path, &k);
 
 	if (ret)
 		return ret;
-	spool_name(t->nodes[k].leader, spool);
-	*fd = openat(t->spool_fd, spool, O_RDONLY | O_CLOEXEC);
-	if (*fd >= 0)
+	n = &t->nodes[t->nodes[k].leader];
+	*base = n->base;
+	if (!n->size) {
+		/* nothing spooled (maybe not even a spool file): nothing is read */
+		*fd = -1;
 		return 0;
-	ret = -errno;
-	cmd_error("cannot open the spool file of %s in %s: %m", path, t->spool);
-	return ret;
+	}
+	*fd = t->spools[n->spool];
+	return 0;
 }
 
-/* a spool file is read once (hard links share it): gone after the copy */
+/*
+ * A file of one name is read once: its region is freed after the copy.
+ * One of hard links is read again for each subvolume its names are in
+ * (the links are split there), so it stays until the end.
+ */
 static void tar_close_file(struct rootdir_src *s, long dir, const char *name, int fd)
 {
 	const struct rootdir_tar *t = s->priv;
 	u32 k = find_kid(t, dir, name);
-	char spool[16];
 
-	close(fd);
-	if (k == NO_NODE)
-		return;
-	spool_name(t->nodes[k].leader, spool);
-	unlinkat(t->spool_fd, spool, 0);
+	(void)fd;
+	if (k != NO_NODE && t->nodes[t->nodes[k].leader].nlink == 1)
+		drop_region(t, &t->nodes[t->nodes[k].leader]);
 }
 
 static ssize_t tar_readlink(struct rootdir_src *s, long dir, const char *name,
@@ -1065,6 +1164,7 @@ static int tar_xattrs(struct rootdir_src *s, struct btrfs_trans_handle *trans,
 void rootdir_tar_source(struct rootdir_tar *t, struct rootdir_src *src)
 {
 	src->priv = t;
+	src->sealed = true;
 	src->top = tar_top;
 	src->list = tar_list;
 	src->stat = tar_stat;

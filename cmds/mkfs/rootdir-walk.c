@@ -178,8 +178,9 @@ static int insert_inode(struct walk *w, u64 ino, const struct statx *stx, u64 si
 	if (S_ISDIR(stx->stx_mode))
 		ip.flags = w->cur_flags;
 	else if (S_ISREG(stx->stx_mode))
-		ip.flags = w->cur_flags & BTRFS_INODE_NODATACOW ?
-			   w->cur_flags | BTRFS_INODE_NODATASUM : w->cur_flags;
+		ip.flags = (w->cur_flags & BTRFS_INODE_NODATACOW ?
+			    w->cur_flags | BTRFS_INODE_NODATASUM : w->cur_flags) |
+			   w->dc.file_flags;
 	return btrfs_insert_inode(*w->trans, w->root, ino, &ip);
 }
 
@@ -190,9 +191,10 @@ static int create_regular(struct walk *w, long dir, const char *name, u64 ino,
 	u64 nbytes;
 	int fd, ret;
 
-	ret = w->src.open_file(&w->src, dir, name, w->path, &fd);
+	ret = w->src.open_file(&w->src, dir, name, w->path, &fd, &w->dc.base);
 	if (ret)
 		return ret;
+	w->dc.sealed = w->src.sealed;
 	ret = w->src.xattrs(&w->src, *w->trans, w->root, ino, dir, name, fd, w->path,
 			    &w->stats->xattrs);
 	/* nodatacow files have no checksums either, as the kernel keeps them */
@@ -201,7 +203,7 @@ static int create_regular(struct walk *w, long dir, const char *name, u64 ino,
 		ret = rootdir_copy_file(&w->dc, *w->trans, w->root, ino, fd, w->path,
 					stx->stx_size, &nbytes);
 	/* a read that met end of file at the size has checked it already */
-	if (!ret && !w->dc.eof_seen &&
+	if (!ret && !w->dc.eof_seen && !w->dc.sealed &&
 	    (statx(fd, "", AT_EMPTY_PATH, STATX_SIZE, &after) ||
 	     after.stx_size != stx->stx_size)) {
 		cmd_error("%s changed size while it was copied", w->path);
@@ -283,7 +285,7 @@ enum entry_kind {
 };
 
 /* a --subvol directory: its own tree, an entry pointing at its root */
-static int add_subvol(struct walk *w, u64 dir_ino, const char *name, u64 index,
+static int add_subvol(struct walk *w, long dir, u64 dir_ino, const char *name, u64 index,
 		      const struct statx *stx, int idx, u64 *id)
 {
 	enum mkfs_subvol_type type = w->o->subvols[idx].type;
@@ -295,7 +297,7 @@ static int add_subvol(struct walk *w, u64 dir_ino, const char *name, u64 index,
 		printf("ADD: %s (subvolume %llu)\n", w->path, (unsigned long long)*id);
 	ret = rootdir_make_subvol(*w->trans, w->o, w->root, dir_ino, name, index, *id,
 				  type == MKFS_SUBVOL_RO || type == MKFS_SUBVOL_DEFAULT_RO,
-				  stx, w->path, &root, &w->stats->xattrs);
+				  stx, &w->src, dir, name, w->path, &root, &w->stats->xattrs);
 	if (ret)
 		return ret;
 	w->stats->subvols++;
@@ -396,7 +398,7 @@ static int add_entry(struct walk *w, long dir, u64 dir_ino, const char *name,
 	if (sv >= 0) {
 		/* a subvolume inherits nothing from outside */
 		*kind = ENTRY_SUBVOL;
-		ret = add_subvol(w, dir_ino, name, index, &stx, sv, ino_ret);
+		ret = add_subvol(w, dir, dir_ino, name, index, &stx, sv, ino_ret);
 		return ret ? ret : commit_if_due(w);
 	}
 	ret = resolve_inode(w, &stx, ino_ret, &is_new);
@@ -696,9 +698,10 @@ static void host_close(struct rootdir_src *s, long dir)
 }
 
 static int host_open_file(struct rootdir_src *s, long dir, const char *name,
-			  const char *path, int *fd)
+			  const char *path, int *fd, u64 *base)
 {
 	(void)s;
+	*base = 0;
 	*fd = rootdir_openat_noatime((int)dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	return *fd < 0 ? host_open_error("file", path) : 0;
 }
@@ -739,6 +742,7 @@ static int host_xattrs(struct rootdir_src *s, struct btrfs_trans_handle *trans,
 static void host_source(const char *path, struct rootdir_src *src)
 {
 	src->priv = (void *)path;
+	src->sealed = false;
 	src->top = host_top;
 	src->list = host_list;
 	src->stat = host_stat;
@@ -767,7 +771,7 @@ static void init_walk(struct walk *w, struct btrfs_fs_info *fs,
 	w->max_symlink = leaf_inline < PATH_MAX - 1 ? leaf_inline : PATH_MAX - 1;
 	w->dc.fs = fs;
 	w->dc.sectorsize = fs->sectorsize;
-	w->dc.max_inline = leaf_inline < ROOTDIR_MAX_INLINE ? leaf_inline : ROOTDIR_MAX_INLINE;
+	w->dc.max_inline = leaf_inline < o->max_inline ? leaf_inline : o->max_inline;
 	w->dc.no_holes = btrfs_fs_incompat(fs, BTRFS_FEATURE_INCOMPAT_NO_HOLES);
 	w->dc.stats = stats;
 	w->dc.compress_type = o->compress_type;

@@ -71,6 +71,7 @@ struct mkfs_rootdir_opts {
 	u8 compress_type;		/* --compress: BTRFS_COMPRESS_*, NONE: off */
 	int compress_level;		/* 0: the algorithm's default */
 	bool reflink;			/* --reflink */
+	u32 max_inline;			/* --max-inline, default ROOTDIR_MAX_INLINE */
 	bool have_epoch;		/* SOURCE_DATE_EPOCH */
 	u64 epoch;
 	u64 now_sec;			/* root item times of new subvolumes */
@@ -132,6 +133,13 @@ struct rootdir_data_ctx {
 	bool nodatasum;
 	/* set by rootdir_copy_file(): its read met end of file at the size */
 	bool eof_seen;
+	/*
+	 * Set by the caller for each file: its data starts at offset @base of
+	 * the descriptor (a region of a tar spool file); @sealed: the size
+	 * cannot change, whatever follows it is not the file's.
+	 */
+	u64 base;
+	bool sealed;
 	u8 *buf;		/* read buffer, ROOTDIR_READ_BUF bytes */
 	struct rootdir_stats *stats;
 	u8 compress_type;	/* --compress; NONE: off */
@@ -141,6 +149,13 @@ struct rootdir_data_ctx {
 	struct rootdir_batch *prev;	/* with the workers */
 	struct btrfs_trans_handle *trans;	/* of the pending pieces */
 	int err;			/* a pending piece failed */
+	/* the file rootdir_copy_file() is on, and the inode flags it gets */
+	struct btrfs_root *cur_root;
+	u64 cur_ino;
+	u64 file_flags;		/* BTRFS_INODE_NOCOMPRESS */
+	/* the last file a failed attempt flagged: its pieces are stored plain */
+	struct btrfs_root *flag_root;
+	u64 flag_ino;
 	bool reflink;		/* --reflink, until it is found not to work */
 	bool reflink_noted;
 };
@@ -184,6 +199,8 @@ void rootdir_data_finish(struct rootdir_data_ctx *dc);
 
 /* rootdir-compress.c: the --compress workers */
 #define ROOTDIR_BATCH		32	/* pieces handed over at once */
+/* the kernel's async compression chunk: a failed piece ends it */
+#define ROOTDIR_COMPRESS_CHUNK	(512U << 10)
 #define ROOTDIR_MAX_THREADS	64
 
 /* one piece of a file: up to 128 KiB of data, or a hole */
@@ -223,9 +240,14 @@ u8 *rootdir_piece_out(struct rootdir_batch *b, int i);
 void rootdir_cpool_submit(struct rootdir_cpool *pool, struct rootdir_batch *b);
 /* until every piece of @b is compressed (no-op when not submitted) */
 void rootdir_cpool_wait(struct rootdir_cpool *pool, struct rootdir_batch *b);
-/* compress in the calling thread (inline candidates, first pieces) */
+/*
+ * compress in the calling thread: first pieces (kept when they save a
+ * sector), or with @inline_max a whole file of at most a sector to go
+ * inline if the result is at most @inline_max bytes (kept as the kernel
+ * keeps it: shorter than the file; lzo: whatever fits)
+ */
 int rootdir_cpool_compress_small(struct rootdir_cpool *pool, const u8 *in, size_t len,
-				 u8 *out, size_t *out_len);
+				 size_t inline_max, u8 *out, size_t *out_len);
 
 /* rootdir-links.c: (dev, ino) -> btrfs inode and names found, for nlink > 1 */
 struct rootdir_link {

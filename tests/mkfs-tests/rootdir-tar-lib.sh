@@ -4,7 +4,8 @@
 # Helpers of the --rootdir tar tests (after rootdir-lib.sh): a tree that
 # tar can hold, a comparison of an archive with a mounted image
 # (tests/tools/tree-compare.py reads the archive itself), and a check that
-# no spool directory stays behind.
+# nothing of the spool stays behind (its files have no names: a leftover
+# would be an older ghee's spool directory or a mkstemp() name).
 
 need_tar_input()
 {
@@ -34,7 +35,7 @@ no_spool_left()
 	local left
 
 	left=$(find "$TEST_TMP" -maxdepth 1 -name 'ghee-mkfs-tar.*' | head -3)
-	[ -z "$left" ] || fail "spool directories left behind: $left"
+	[ -z "$left" ] || fail "spool files or directories left behind: $left"
 }
 
 # tar_compare ARCHIVE MNT [TREE-COMPARE-OPTIONS...]

@@ -498,8 +498,15 @@ class Comparer:
                 if e is not None and e.ftype != stat.S_IFDIR:
                     g.setdefault(keyof(rel, e), []).append(rel)
             return {k: v for k, v in g.items() if len(v) > 1 or entries[v[0]].nlink > 1}
-        sg = groups(src, (lambda rel, e: src_links[rel]) if src_links is not None
-                    else (lambda rel, e: e.link_key))
+        def subvol_of(rel):
+            # hard links are split where a subvolume starts: the innermost one
+            best = ""
+            for sv in self.args.subvol:
+                if rel.startswith(sv + "/") and len(sv) > len(best):
+                    best = sv
+            return best
+        sg = groups(src, (lambda rel, e: (src_links[rel], subvol_of(rel))) if src_links is not None
+                    else (lambda rel, e: (e.link_key, subvol_of(rel))))
         cg = groups(copy, lambda rel, e: e.link_key)
         s_of = {p: tuple(sorted(v)) for v in sg.values() for p in v}
         c_of = {p: tuple(sorted(v)) for v in cg.values() for p in v}
@@ -564,6 +571,8 @@ def main():
                    help="lines 'PATH UID:GID': the expected owner of those paths")
     p.add_argument("--ignore-xattr", action="append", default=[], metavar="NAME",
                    help="leave out this xattr (NAME* for a prefix); repeatable")
+    p.add_argument("--subvol", action="append", default=[], metavar="PATH",
+                   help="PATH is a subvolume of the copy: hard links into it are split there")
     p.add_argument("--exclude", action="append", default=[], metavar="PATH",
                    help="a path of the copy not in the source (e.g. lost+found)")
     p.add_argument("--attrs", action="store_true",
@@ -574,6 +583,7 @@ def main():
     p.add_argument("-q", "--quiet", action="store_true", help="no summary line")
     args = p.parse_args()
     args.exclude = [os.path.normpath(x) for x in args.exclude]
+    args.subvol = [os.path.normpath(x) for x in args.subvol]
 
     errors = []
     src_links = None

@@ -413,6 +413,136 @@ START_TEST(test_arguments)
 }
 END_TEST
 
+/*
+ * The kernel's sampling heuristic: cases whose answers the kernel gave
+ * (files written with mount -o compress, flags and extents read back),
+ * then random buffers against a plain restatement of its rules.
+ */
+static void fill_random(u8 *buf, size_t len, uint64_t *seed)
+{
+	for (size_t i = 0; i < len; i++)
+		buf[i] = (u8)(test_rand(seed) >> 24);
+}
+
+static u32 model_log2_4(u64 x)
+{
+	u32 r = 0;
+
+	for (x = x * x * x * x; x > 1; x /= 2)
+		r++;
+	return r;
+}
+
+static bool model_heuristic(const u8 *in, size_t len)
+{
+	static u8 sample[8192];
+	u32 count[256] = { 0 }, n = 0, distinct = 0, thr, sum = 0, core, e = 0;
+	size_t pos;
+
+	if (len > 131072)
+		len = 131072;
+	for (pos = 0; pos + 16 <= len; pos += 256, n += 16)
+		memcpy(sample + n, in + pos, 16);
+	if (!memcmp(sample, sample + n / 2, n / 2))
+		return true;
+	for (u32 i = 0; i < n; i++)
+		count[sample[i]]++;
+	for (u32 i = 0; i < 256; i++)
+		distinct += count[i] != 0;
+	if (distinct < 64)
+		return true;
+	/* selection sort, largest first */
+	for (u32 i = 0; i < 256; i++) {
+		for (u32 j = i + 1; j < 256; j++) {
+			if (count[j] > count[i]) {
+				u32 t = count[i];
+
+				count[i] = count[j];
+				count[j] = t;
+			}
+		}
+	}
+	thr = n * 90 / 100;
+	for (core = 0; core < 64; core++)
+		sum += count[core];
+	if (sum <= thr) {
+		while (core < 200 && count[core]) {
+			sum += count[core];
+			if (sum > thr)
+				break;
+			core++;
+		}
+	}
+	if (core <= 64)
+		return true;
+	if (core >= 200)
+		return false;
+	for (u32 i = 0; i < 256 && count[i]; i++)
+		e += count[i] * (model_log2_4(n) - model_log2_4(count[i]));
+	return e / n * 100 / 32 < 80;
+}
+
+START_TEST(test_heuristic)
+{
+	u8 *buf = calloc(1, 262144);
+	uint64_t seed = 0x243f6a8885a308d3ULL;
+
+	REQUIRE(buf);
+	/* zeros, text, few byte values: yes; random: no */
+	REQUIRE(btrfs_compress_heuristic(buf, 131072));
+	fill(buf, 131072, DATA_TEXT, &seed);
+	REQUIRE(btrfs_compress_heuristic(buf, 131072));
+	for (size_t i = 0; i < 131072; i++)
+		buf[i] = (u8)(test_rand(&seed) % 32);
+	REQUIRE(btrfs_compress_heuristic(buf, 131072));
+	fill_random(buf, 131072, &seed);
+	REQUIRE(!btrfs_compress_heuristic(buf, 131072));
+	/* only the sampled bytes count: 16 of every 256 */
+	for (size_t i = 0; i < 131072; i += 256)
+		memset(buf + i, 7, 16);
+	REQUIRE(btrfs_compress_heuristic(buf, 131072));
+	/* only the first 128 KiB count */
+	fill_random(buf, 131072, &seed);
+	memset(buf + 131072, 0, 131072);
+	REQUIRE(!btrfs_compress_heuristic(buf, 262144));
+	/* shorter than a sample: yes, as the kernel's empty sample */
+	REQUIRE(btrfs_compress_heuristic(buf, 10));
+	/*
+	 * the kernel: random files of 2000, 3000 and 5000 bytes were tried
+	 * (the page's zeros past the end in the sample), of 4095 and 8000
+	 * bytes not
+	 */
+	static const struct { size_t len, page; bool yes; } files[] = {
+		{ 2000, 4096, true }, { 3000, 4096, true }, { 5000, 8192, true },
+		{ 4095, 4096, false }, { 8000, 8192, false },
+	};
+	for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+		memset(buf, 0, files[f].page);
+		fill_random(buf, files[f].len, &seed);
+		REQUIRE(btrfs_compress_heuristic(buf, files[f].page) == files[f].yes);
+	}
+	/* random mixes of random, text and zero stretches, any length */
+	for (int round = 0; round < 300; round++) {
+		size_t len = 1 + test_rand(&seed) % 140000, pos = 0;
+
+		while (pos < len) {
+			size_t n = 1 + test_rand(&seed) % 20000;
+
+			if (n > len - pos)
+				n = len - pos;
+			switch (test_rand(&seed) % 3) {
+			case 0: fill_random(buf + pos, n, &seed); break;
+			case 1: fill(buf + pos, n, DATA_TEXT, &seed); break;
+			default: memset(buf + pos, 0, n); break;
+			}
+			pos += n;
+		}
+		REQUIRE(btrfs_compress_heuristic(buf, len) == model_heuristic(buf, len));
+	}
+	free(buf);
+}
+END_TEST
+
 Suite *compression_suite(void)
 {
 	Suite *s = suite_create("compression");
@@ -424,6 +554,7 @@ Suite *compression_suite(void)
 	tcase_add_loop_test(tc, test_damaged_streams, 0, NR_ALGOS);
 	tcase_add_test(tc, test_workspace_reuse);
 	tcase_add_test(tc, test_arguments);
+	tcase_add_test(tc, test_heuristic);
 	suite_add_tcase(s, tc);
 	return s;
 }

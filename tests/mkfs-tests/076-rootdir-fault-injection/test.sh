@@ -4,7 +4,9 @@
 # for N = 1, 2, ... (every N up to 40, then every 7th; GHEE_LONG=1: every
 # N) until mkfs succeeds.  A failed mkfs exits 1 with a message and leaves
 # nothing that btrfs check or the kernel accepts (not even the old
-# filesystem); a successful one is complete (checks clean).
+# filesystem); a successful one is complete (checks clean).  Also with
+# --reflink on a scratch btrfs holding tree and image: the clones are
+# device writes too (some failing point is a clone, and says so).
 source "$TOP/tests/common.sh"
 source "$TOP/tests/mkfs-tests/mkfs-lib.sh"
 source "$TOP/tests/mkfs-tests/rootdir-lib.sh"
@@ -46,12 +48,14 @@ mkdir -p "$mnt"
 new_image "$base" 256M
 mkfs.btrfs -q -f "$base" >/dev/null 2>&1 || fail "mkfs.btrfs failed"
 
+# run_faulty VAR N [MKFS-ARGS...]: mkfs of $src to $img (a copy of $base)
 run_faulty()
 {
 	local var=$1 n=$2 rc
 
+	shift 2
 	cp --sparse=always "$base" "$img"
-	env "$var=$n" "$FGHEE" mkfs -q -f -r "$src" "$img" > out.log 2>&1
+	env "$var=$n" "$FGHEE" mkfs -q -f "$@" -r "$src" "$img" > out.log 2>&1
 	rc=$?
 	if [ $rc -eq 0 ]; then
 		check_all "$img"
@@ -68,17 +72,21 @@ run_faulty()
 	return 1
 }
 
+# sweep VAR [MKFS-ARGS...]; with FULL_SWEEP=1 every N
 sweep()
 {
 	local var=$1 n=0 failed=0 step
 
+	shift
+	clones=0
 	while :; do
 		step=1
-		[ $n -ge 40 ] && [ -z "${GHEE_LONG:-}" ] && step=7
+		[ $n -ge 40 ] && [ -z "${GHEE_LONG:-}${FULL_SWEEP:-}" ] && step=7
 		n=$((n + step))
 		[ $n -le 5000 ] || fail "$var: no end after 5000 steps"
-		run_faulty "$var" "$n" || { failed=$((failed + 1)); continue; }
-		break
+		run_faulty "$var" "$n" "$@" && break
+		failed=$((failed + 1))
+		grep -q -- "--reflink: cloning the data of" out.log && clones=$((clones + 1))
 	done
 	echo "$var: $failed failing points up to $n, none left a valid filesystem"
 	[ $failed -gt 0 ] || fail "$var: nothing ever failed: is fault injection working?"
@@ -86,4 +94,23 @@ sweep()
 
 sweep GHEE_FAIL_WRITE_AT
 sweep GHEE_FAIL_FLUSH_AT
+
+# --reflink: tree and image on one btrfs, files of whole sectors (all cloned)
+truncate -s 1G "$TEST_TMP/host.img" || fail "cannot create the scratch image"
+mkfs.btrfs -q -f "$TEST_TMP/host.img" >/dev/null 2>&1 || fail "mkfs.btrfs of the scratch filesystem failed"
+mount_image "$TEST_TMP/host.img" "$TEST_TMP/host"
+src=$TEST_TMP/host/src
+mkdir -p "$src"
+head -c 262144 /dev/urandom > "$src/a"
+head -c 131072 /dev/urandom > "$src/b"
+echo small > "$src/small"
+base=$TEST_TMP/host/base.img
+img=$TEST_TMP/host/img
+new_image "$base" 256M
+mkfs.btrfs -q -f "$base" >/dev/null 2>&1 || fail "mkfs.btrfs failed"
+FULL_SWEEP=1 sweep GHEE_FAIL_WRITE_AT --reflink
+grep -q "cannot clone" out.log && { cat out.log >&2; fail "--reflink did not clone on the scratch btrfs"; }
+echo "--reflink: $clones failing points were clones"
+[ "$clones" -ge 2 ] || fail "--reflink: no failing point was a clone (clones bypass fault injection?)"
+umount_image "$TEST_TMP/host"
 exit 0
