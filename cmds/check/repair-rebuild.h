@@ -35,4 +35,12 @@ int repair_rebuild_check_open(struct btrfs_fs_info *fs, const struct check_optio
  */
 int repair_rebuild_trees(struct repair_ctx *r);
 
+/*
+ * The extent tree rebuilt in r->trans (nothing else may have changed in
+ * it yet), its numbers to r->out; with no transaction only the line of
+ * the plan.  -EUCLEAN (printed why) when a tree points where no extent
+ * can be: then nothing changed.
+ */
+int repair_rebuild_extent_tree(struct repair_ctx *r);
+
 #endif

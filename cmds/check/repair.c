@@ -397,6 +397,7 @@ static int run_actions(struct repair_session *s, struct repair_ctx *r,
 	int ran = 0, rank;
 	size_t i;
 
+	r->list = l;
 	for (rank = 0; rank < repair_nr_actions(); rank++) {
 		for (i = 0; i < l->nr; i++) {
 			struct repair_item *it = &l->v[i];
@@ -412,6 +413,12 @@ static int run_actions(struct repair_session *s, struct repair_ctx *r,
 			r->cur = it;
 			ret = fn(r, &it->pctx);
 			ran++;
+			if (ret == REPAIR_LATER) {
+				/* the re-check after this pass's commit judges it */
+				it->nr_changes = 0;
+				r->cur = NULL;
+				continue;
+			}
 			if (ret > 0) {
 				/* the item is right already, after earlier fixes */
 				repair_note(r, REPAIR_OP_CHANGE, false, 0, 0,

@@ -66,12 +66,23 @@ struct repair_ctx {
 	struct btrfs_trans_handle *trans;	/* NULL: plan only */
 	const struct check_options *opts;
 	struct repair_item *cur;		/* the finding being fixed */
+	struct repair_list *list;		/* the findings of this pass */
+	/* repair-extents.c: its choice for this pass, made once */
+	int extents_mode;
+	bool extent_tree_rebuilt;
 	FILE *out;				/* text report, NULL with JSON */
 	/* dry run: roots read for the plan, released at the end */
 	struct btrfs_root **roots;
 	size_t nr_roots;
 	size_t alloc_roots;
 };
+
+/*
+ * An action returns 0 fixed (or planned), 1 nothing to change, <0 -errno,
+ * or REPAIR_LATER: the finding depends on another fix of this pass and
+ * is judged again by the check after its commit (nothing reported now).
+ */
+#define REPAIR_LATER	2
 
 typedef int (*repair_fn)(struct repair_ctx *r, const struct problem_ctx *p);
 
