@@ -508,9 +508,9 @@ static const struct {
 	{ PR_UUID_ITEM_MISSING, repair_uuid_missing, true },
 	/* repair-extents.c: the first runs the extent tree rebuild if one is due */
 	{ PR_EXTENT_ITEM_UNUSED, repair_extent_refs, false },
+	{ PR_EXTENT_BACKREF_UNUSED, repair_extent_refs, false },
 	{ PR_EXTENT_ITEM_MISSING, repair_extent_refs, false },
 	{ PR_EXTENT_ITEM_INVALID, repair_extent_refs, false },
-	{ PR_EXTENT_BACKREF_UNUSED, repair_extent_refs, false },
 	{ PR_EXTENT_BACKREF_MISSING, repair_extent_refs, false },
 	{ PR_EXTENT_BACKREF_NO_ITEM, repair_extent_refs, false },
 	{ PR_EXTENT_REF_MISMATCH, repair_extent_refs, false },

@@ -17,9 +17,11 @@
  * possible extent (unaligned, outside a block group of its kind, shared
  * with another extent), and a file extent pointing where no data can be
  * is fixed on the file side first, in a pass of its own:
- *  - when an extent item that no tree uses has exactly one data back
- *    reference naming this file extent (root, inode, file offset) and the
- *    same length, the pointer lost its address: it is restored;
+ *  - when an extent of the same length has a data back reference naming
+ *    this file extent (root, inode, file offset) that no file extent makes
+ *    (an extent item no tree uses with that one reference, or one unused
+ *    reference of a shared extent), the pointer lost its address: it is
+ *    restored; two such candidates and neither is taken;
  *  - else the data was never readable there (no data block group holds
  *    it): the item becomes a hole of the same length, and the re-check's
  *    counters (nbytes, csums, refs) follow.
@@ -109,21 +111,33 @@ static bool data_place_ok(const struct btrfs_fs_info *fs, u64 bytenr, u64 len)
 }
 
 /*
- * EXTENT_ITEM_MISSING for one keyed data ref pointing where no data can
- * be: the file extent is wrong, not the extent tree.
+ * One keyed data ref that the trees make once, pointing where no data can
+ * be: the file extent is wrong, not the extent tree.  Reported as
+ * EXTENT_ITEM_MISSING (no extent item there) or, when the address is that
+ * of another extent, as a back reference that extent lacks.
  */
 static bool bad_data_pointer(const struct btrfs_fs_info *fs, const struct repair_item *it,
 			     u64 *root, u64 *ino, u64 *offset)
 {
-	unsigned long long r, i, o;
-	int n = 0;
+	const char *d = it->pctx.detail;
+	unsigned long long r, i, o, len = it->pctx.len;
+	int n = 0, m = 0;
 
-	if (it->code != PR_EXTENT_ITEM_MISSING || !it->pctx.detail || it->pctx.found != 1)
+	if (!d || (it->code != PR_EXTENT_ITEM_MISSING && it->code != PR_EXTENT_BACKREF_MISSING))
 		return false;
-	if (sscanf(it->pctx.detail, "data ref root %llu inode %llu offset %llu%n",
-		   &r, &i, &o, &n) != 3 || it->pctx.detail[n] != '\0')
+	if (sscanf(d, "data ref root %llu inode %llu offset %llu%n", &r, &i, &o, &n) != 3)
 		return false;
-	if (data_place_ok(fs, it->pctx.bytenr, it->pctx.len))
+	d += n;
+	if (it->code == PR_EXTENT_ITEM_MISSING) {
+		if (*d || it->pctx.found != 1)
+			return false;
+	} else {
+		if (sscanf(d, " for length %llu%n", &len, &m) == 1)
+			d += m;
+		if (strcmp(d, ", the trees make it 1 time(s)"))
+			return false;
+	}
+	if (data_place_ok(fs, it->pctx.bytenr, len))
 		return false;
 	*root = r;
 	*ino = i;
@@ -251,7 +265,29 @@ static int orphan_owner_matches(struct btrfs_fs_info *fs, const struct repair_it
 	return ret < 0 ? ret : ok;
 }
 
-/* the unused extent item the pointer of @it is restored to, or NULL */
+/*
+ * A data back reference (root, ino, offset) of an extent of @len bytes
+ * that no file extent makes (EXTENT_BACKREF_UNUSED): the extent is in use
+ * by other files, and this one lost its address.
+ */
+static bool unused_backref_matches(const struct btrfs_fs_info *fs, const struct repair_item *u,
+				   u64 root, u64 ino, u64 offset, u64 len)
+{
+	unsigned long long r, i, o, stored, found = 0;
+
+	if (u->code != PR_EXTENT_BACKREF_UNUSED || !u->pctx.detail || u->pctx.len != len ||
+	    strstr(u->pctx.detail, " for length ") ||
+	    !data_place_ok(fs, u->pctx.bytenr, u->pctx.len))
+		return false;
+	if (sscanf(u->pctx.detail, "data ref root %llu inode %llu offset %llu count %llu, the trees make it %llu",
+		   &r, &i, &o, &stored, &found) != 5 &&
+	    sscanf(u->pctx.detail, "data ref root %llu inode %llu offset %llu count %llu, no tree makes it",
+		   &r, &i, &o, &stored) != 4)
+		return false;
+	return r == root && i == ino && o == offset && found + 1 == stored;
+}
+
+/* the unused extent item (or back reference) the pointer of @it is restored to, or NULL */
 static const struct repair_item *restore_target(struct repair_ctx *r,
 						const struct repair_item *it,
 						const struct file_extent_at *fe,
@@ -262,9 +298,12 @@ static const struct repair_item *restore_target(struct repair_ctx *r,
 	size_t i;
 
 	for (i = 0; i < l->nr; i++) {
-		if (l->v[i].phase != it->phase ||
-		    orphan_owner_matches(r->fs_info, &l->v[i], root, ino, offset,
-					 fe->disk_num_bytes) != 1)
+		if (l->v[i].phase != it->phase)
+			continue;
+		if (orphan_owner_matches(r->fs_info, &l->v[i], root, ino, offset,
+					 fe->disk_num_bytes) != 1 &&
+		    !unused_backref_matches(r->fs_info, &l->v[i], root, ino, offset,
+					    fe->disk_num_bytes))
 			continue;
 		if (hit)
 			return NULL;	/* two candidates: neither is certain */
@@ -293,7 +332,7 @@ static int fix_data_pointer(struct repair_ctx *r, const struct repair_item *it,
 	check_format_key(&fe.key, ks, sizeof(ks));
 	if (target) {
 		repair_note(r, REPAIR_OP_CHANGE, true, it->pctx.bytenr, target->pctx.bytenr,
-			    "root %llu %s disk_bytenr (restored: the unused extent item [%llu %llu] names this file extent)",
+			    "root %llu %s disk_bytenr (restored: the extent [%llu %llu] has an unused back reference to this file extent)",
 			    (unsigned long long)root_id, ks,
 			    (unsigned long long)target->pctx.bytenr,
 			    (unsigned long long)target->pctx.len);
@@ -302,7 +341,7 @@ static int fix_data_pointer(struct repair_ctx *r, const struct repair_item *it,
 			    "root %llu %s disk_bytenr (a hole: no data block group holds [%llu %llu])",
 			    (unsigned long long)root_id, ks,
 			    (unsigned long long)it->pctx.bytenr,
-			    (unsigned long long)it->pctx.len);
+			    (unsigned long long)fe.disk_num_bytes);
 	}
 	if (!r->trans)
 		return 0;
@@ -341,7 +380,7 @@ static int file_side(struct repair_ctx *r, const struct repair_item *it)
 
 	if (bad_data_pointer(r->fs_info, it, &root, &ino, &offset))
 		return fix_data_pointer(r, it, root, ino, offset);
-	if (it->code != PR_EXTENT_ITEM_UNUSED)
+	if (it->code != PR_EXTENT_ITEM_UNUSED && it->code != PR_EXTENT_BACKREF_UNUSED)
 		return REPAIR_LATER;
 	for (i = 0; i < l->nr; i++) {
 		const struct repair_item *m = &l->v[i];
