@@ -536,6 +536,8 @@ static const struct {
 	{ PR_INODE_NBYTES, repair_inode_nbytes, true },
 	{ PR_DIR_ISIZE, repair_dir_isize, true },
 	{ PR_INODE_FLAGS_INVALID, repair_inode_flags, false },
+	{ PR_CSUM_ITEM_INVALID, repair_csum_item_invalid, false },
+	{ PR_CSUM_OVERLAP, repair_csum_overlap, false },
 	{ PR_CSUM_NO_EXTENT, repair_csum_no_extent, false },
 	{ PR_CSUM_MISSING, repair_csum_missing, false },
 	{ PR_QGROUP_COUNTS, repair_qgroup_counts, true },
