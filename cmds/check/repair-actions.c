@@ -526,6 +526,7 @@ static const struct {
 	{ PR_DIR_INDEX_MISSING, repair_dir_index_missing, false },
 	{ PR_DIR_ITEM_MISSING, repair_dir_item_missing, false },
 	{ PR_DIR_ITEM_HASH, repair_dir_item_hash, false },
+	{ PR_FILE_EXTENT_INVALID, repair_file_extent_invalid, false },
 	{ PR_FILE_EXTENT_HOLE, repair_file_extent_hole, false },
 	{ PR_INODE_MODE_INVALID, repair_inode_mode, false },
 	{ PR_INODE_NLINK, repair_inode_nlink, false },

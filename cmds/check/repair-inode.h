@@ -43,6 +43,8 @@ int repair_qgroup_counts(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_csum_no_extent(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_csum_missing(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_csum_cut(struct repair_ctx *r, u64 item_start, u64 item_end, u64 start, u64 end);
+/* repair-file-extents.c */
+int repair_file_extent_invalid(struct repair_ctx *r, const struct problem_ctx *p);
 /* repair-csum-items.c */
 int repair_csum_overlap(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_csum_item_invalid(struct repair_ctx *r, const struct problem_ctx *p);
