@@ -270,7 +270,7 @@ static int sum_extents(struct btrfs_fs_info *fs, u64 start, u64 len, u64 *sum)
  * the pass counts), and applied as a difference to the write state's
  * counter, so what this transaction allocated or freed stays counted.
  */
-static int fix_block_group_used(struct repair_ctx *r, const struct problem_ctx *p)
+int fix_block_group_used(struct repair_ctx *r, const struct problem_ctx *p)
 {
 	struct btrfs_key key = { p->bytenr, BTRFS_BLOCK_GROUP_ITEM_KEY, p->len };
 	struct btrfs_root *root = btrfs_block_group_root(r->fs_info);
@@ -516,7 +516,7 @@ static const struct {
 	{ PR_EXTENT_REF_MISMATCH, repair_extent_refs, false },
 	{ PR_EXTENT_OVERLAP, repair_extent_refs, false },
 	{ PR_EXTENT_OUTSIDE_BLOCK_GROUP, repair_extent_refs, false },
-	{ PR_BLOCK_GROUP_USED, fix_block_group_used, true },
+	{ PR_BLOCK_GROUP_USED, repair_block_group_used, true },
 	{ PR_FREE_SPACE_ORPHAN, fix_free_space_orphan, true },
 	{ PR_FREE_SPACE_MISMATCH, fix_free_space_group, true },
 	{ PR_FREE_SPACE_INFO_INVALID, fix_free_space_group, true },

@@ -486,3 +486,43 @@ int repair_extent_refs(struct repair_ctx *r, const struct problem_ctx *p)
 	fn = precise_action(it->code);
 	return fn ? fn(r, p) : -EOPNOTSUPP;
 }
+
+/*
+ * BLOCK_GROUP_USED: a rebuild of this pass recomputes every group's used
+ * (the items are written at the commit); else the single-item recount.
+ */
+int repair_block_group_used(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	if (!r->cur)
+		return -EINVAL;
+	if (r->extents_mode == MODE_UNDECIDED)
+		r->extents_mode = decide(r);
+	if (r->extents_mode != MODE_REBUILD)
+		return fix_block_group_used(r, p);
+	if (r->trans && !r->extent_tree_rebuilt)
+		return -EAGAIN;		/* the rebuild did not run: nothing to cover */
+	repair_note(r, REPAIR_OP_REBUILD, false, 0, 0,
+		    "block group item (%llu BLOCK_GROUP_ITEM %llu) used, with the extent tree",
+		    (unsigned long long)p->bytenr, (unsigned long long)p->len);
+	return 0;
+}
+
+/*
+ * Extent items that overlap leave the free space of their block groups
+ * unknown: nothing may be allocated before the rebuild, so it runs first
+ * (its walk still refuses pointers into space no extent can be: then
+ * the whole repair stops before writing anything).
+ */
+bool repair_extents_rebuild_first(const struct repair_list *found)
+{
+	bool overlap = false;
+	size_t i;
+
+	for (i = 0; i < found->nr; i++) {
+		const struct repair_item *it = &found->v[i];
+
+		if (it->code == PR_EXTENT_OVERLAP)
+			overlap = true;
+	}
+	return overlap;
+}

@@ -27,6 +27,10 @@ int repair_extent_item_missing(struct repair_ctx *r, const struct problem_ctx *p
 int repair_backref_unused(struct repair_ctx *r, const struct problem_ctx *p);
 /* repair-extents.c: every extent tree finding (rebuild or single item) */
 int repair_extent_refs(struct repair_ctx *r, const struct problem_ctx *p);
+/* BLOCK_GROUP_USED: part of the extent tree rebuild of the pass if one runs */
+int repair_block_group_used(struct repair_ctx *r, const struct problem_ctx *p);
+/* repair-actions.c: used recounted from the extent items */
+int fix_block_group_used(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_file_extent_hole(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_dir_item_hash(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_super_field(struct repair_ctx *r, const struct problem_ctx *p);

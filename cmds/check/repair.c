@@ -866,6 +866,7 @@ static int dry_run(struct repair_session *s)
 int check_repair(const struct check_options *opts)
 {
 	struct repair_session s = { .opts = opts };
+	struct check_options auto_opts;
 	bool text = opts->format == CHECK_FORMAT_TEXT;
 	int code, ret;
 	size_t i;
@@ -907,6 +908,17 @@ int check_repair(const struct check_options *opts)
 			print_json(&s, CHECK_EXIT_CLEAN, false, &s.now);
 		code = CHECK_EXIT_CLEAN;
 		goto out;
+	}
+	/*
+	 * Overlapping extent items keep the engine from computing free space:
+	 * the extent tree is rebuilt first, as with --init-extent-tree.
+	 */
+	if (!opts->init_extent_tree && repair_extents_rebuild_first(&s.found)) {
+		auto_opts = *opts;
+		auto_opts.init_extent_tree = true;
+		s.opts = &auto_opts;
+		if (text)
+			fprintf(stdout, "extent items overlap: the extent tree is rebuilt first (as --init-extent-tree)\n");
 	}
 	ret = open_writable(&s);
 	if (ret) {

@@ -122,6 +122,9 @@ int repair_search(struct repair_ctx *r, struct btrfs_root *root,
 /* "(257 INODE_ITEM 0)" */
 void repair_key_str(const struct btrfs_key *key, char *buf, size_t len);
 
+/* repair-extents.c: findings that need the extent tree rebuilt before any other write */
+bool repair_extents_rebuild_first(const struct repair_list *found);
+
 /* main.c option checks for the repair options: true when invalid */
 bool check_repair_options_invalid(const struct check_options *o, bool readonly);
 
