@@ -408,12 +408,13 @@ static int file_side(struct repair_ctx *r, const struct repair_item *it)
 static int rebuild_once(struct repair_ctx *r)
 {
 	struct btrfs_fs_info *fs = r->fs_info;
+	bool refused = false;
 	int ret;
 
 	if (r->extent_tree_rebuilt)
 		return 0;
-	ret = repair_rebuild_extent_tree(r);
-	if (ret == -EUCLEAN || ret == -EBUSY) {
+	ret = repair_rebuild_extent_tree(r, &refused);
+	if (ret && refused) {
 		/* refused before anything changed */
 		r->extents_mode = MODE_REFUSED;
 		return ret;
