@@ -43,7 +43,8 @@ REPAIRED="004-no-dir-index__default_case
 006-bad-root-items__default_case
 006-bad-root-items__skinny_case
 027-bad-extent-inline-ref-type__bad-extent-inline-ref-type
-061-out-of-order-inline-backref__btrfs_image"
+061-out-of-order-inline-backref__btrfs_image
+053-bad-metadata-level__default"
 
 # kernel_workload IMG NAME: the kernel mounts the repaired image read-write,
 # every file reads back (when its data checksums verify: btrfs-image
