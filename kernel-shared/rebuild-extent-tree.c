@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include "rebuild-extent-tree.h"
 #include "accessors.h"
@@ -181,8 +182,16 @@ static int leaf_items(struct rebuild *rb, const struct extent_buffer *eb, u64 tr
 			d.ino = key.objectid;
 			d.offset = key.offset - btrfs_file_extent_offset(fi);
 			d.gen = btrfs_file_extent_generation(fi);
-			if (!d.num_bytes || d.bytenr + d.num_bytes < d.bytenr)
+			if (!d.num_bytes || d.bytenr + d.num_bytes < d.bytenr) {
+				snprintf(rb->st->refused, sizeof(rb->st->refused),
+					 "file extent (%llu EXTENT_DATA %llu) in leaf %llu: disk bytenr %llu disk_num_bytes %llu",
+					 (unsigned long long)key.objectid,
+					 (unsigned long long)key.offset,
+					 (unsigned long long)eb->start,
+					 (unsigned long long)d.bytenr,
+					 (unsigned long long)d.num_bytes);
 				return -EUCLEAN;
+			}
 			ret = ARR_PUSH(rb->drefs, d);
 			if (ret)
 				return ret;
@@ -595,6 +604,100 @@ static int pin_old_tree(struct rebuild *rb, struct extent_buffer *eb)
 	return 0;
 }
 
+/*
+ * Where a tree points must be space an extent can occupy before the new
+ * tree says it is one: sector aligned, inside one block group of its kind
+ * (tree blocks in metadata or system groups, data in data groups), and
+ * sharing no byte with another extent.  A pointer that fails is not made
+ * an extent; the caller fixes what points there first.
+ */
+static const char *extent_place_problem(struct btrfs_fs_info *fs, u64 bytenr, u64 len,
+					 bool data)
+{
+	struct btrfs_block_group *bg = btrfs_lookup_block_group(fs, bytenr);
+	u64 kinds = data ? BTRFS_BLOCK_GROUP_DATA :
+			   BTRFS_BLOCK_GROUP_METADATA | BTRFS_BLOCK_GROUP_SYSTEM;
+
+	if (bytenr % fs->sectorsize || len % fs->sectorsize)
+		return "not aligned to the sector size";
+	if (!bg || bytenr < bg->start || bytenr + len > bg->start + bg->length)
+		return "not inside one block group";
+	if (!(bg->flags & kinds))
+		return data ? "inside a block group without DATA" :
+			      "inside a block group without METADATA or SYSTEM";
+	return NULL;
+}
+
+static void describe_dref(const struct dref_rec *d, char *buf, size_t len)
+{
+	if (d->ino == (u64)-1)
+		snprintf(buf, len, "a file extent in leaf %llu", (unsigned long long)d->a);
+	else
+		snprintf(buf, len, "root %llu inode %llu (file offset %llu)",
+			 (unsigned long long)d->a, (unsigned long long)d->ino,
+			 (unsigned long long)d->offset);
+}
+
+static int check_places(struct rebuild *rb)
+{
+	struct btrfs_fs_info *fs = rb->fs;
+	u64 prev_end = 0, prev_start = 0;
+	size_t t = 0, d = 0;
+	char who[96];
+	const char *why;
+
+	while (t < rb->tb.nr || d < rb->drefs.nr) {
+		bool tree = d >= rb->drefs.nr ||
+			    (t < rb->tb.nr && rb->tb.v[t].bytenr < rb->drefs.v[d].bytenr);
+		u64 start, len;
+
+		if (tree) {
+			start = rb->tb.v[t].bytenr;
+			len = fs->nodesize;
+			snprintf(who, sizeof(who), "tree block of root %llu",
+				 (unsigned long long)rb->tb.v[t].owner);
+			t++;
+		} else {
+			const struct dref_rec *x = &rb->drefs.v[d];
+
+			start = x->bytenr;
+			len = x->num_bytes;
+			describe_dref(x, who, sizeof(who));
+			d++;
+			/* every ref of one extent must name the same length */
+			while (d < rb->drefs.nr && rb->drefs.v[d].bytenr == start) {
+				if (rb->drefs.v[d].num_bytes != len) {
+					describe_dref(&rb->drefs.v[d], who, sizeof(who));
+					snprintf(rb->st->refused, sizeof(rb->st->refused),
+						 "%s points to [%llu %llu], another file extent to [%llu %llu]",
+						 who, (unsigned long long)start,
+						 (unsigned long long)rb->drefs.v[d].num_bytes,
+						 (unsigned long long)start, (unsigned long long)len);
+					return -EUCLEAN;
+				}
+				d++;
+			}
+		}
+		why = extent_place_problem(fs, start, len, !tree);
+		if (why) {
+			snprintf(rb->st->refused, sizeof(rb->st->refused),
+				 "%s points to [%llu %llu], %s", who, (unsigned long long)start,
+				 (unsigned long long)len, why);
+			return -EUCLEAN;
+		}
+		if (start < prev_end) {
+			snprintf(rb->st->refused, sizeof(rb->st->refused),
+				 "%s points to [%llu %llu], overlapping the extent at %llu",
+				 who, (unsigned long long)start, (unsigned long long)len,
+				 (unsigned long long)prev_start);
+			return -EUCLEAN;
+		}
+		prev_start = start;
+		prev_end = start + len;
+	}
+	return 0;
+}
+
 static int take_used(struct rebuild *rb)
 {
 	struct btrfs_fs_info *fs = rb->fs;
@@ -833,6 +936,9 @@ int btrfs_rebuild_extent_tree(struct btrfs_trans_handle *trans,
 		ret = build_tree_refs(&rb);
 	if (!ret)
 		ret = build_data_refs(&rb, &counts, &gens);
+	/* nothing has changed yet: a refusal leaves the transaction clean */
+	if (!ret)
+		ret = check_places(&rb);
 	if (!ret)
 		ret = take_used(&rb);
 	if (ret)

@@ -46,12 +46,20 @@ struct btrfs_extent_rebuild_stats {
 	u64 items;		/* items written to the new tree */
 	u64 old_blocks;		/* blocks of the old extent tree pinned */
 	u64 bytes_used;		/* sum of the extents found */
+	/*
+	 * -EUCLEAN before anything changed: the trees point at space no
+	 * extent can be (unaligned, outside a block group of its type, or
+	 * two extents sharing bytes); the first such pointer, in words
+	 */
+	char refused[200];
 };
 
 /*
  * Replace the extent tree in @trans by one rebuilt from the trees.  Must
  * run before anything else changes in the transaction.  The caller
- * commits (or aborts on error).  Returns 0 or -errno.
+ * commits (or aborts on error).  Returns 0 or -errno; -EUCLEAN with
+ * stats->refused set when a tree points where no extent can be, before
+ * anything changed (nothing to abort).
  */
 int btrfs_rebuild_extent_tree(struct btrfs_trans_handle *trans,
 			      struct btrfs_extent_rebuild_stats *stats);

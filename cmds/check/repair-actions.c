@@ -301,7 +301,7 @@ int repair_sum_extents(struct btrfs_fs_info *fs, u64 start, u64 len, u64 *sum)
  * the pass counts), and applied as a difference to the write state's
  * counter, so what this transaction allocated or freed stays counted.
  */
-static int fix_block_group_used(struct repair_ctx *r, const struct problem_ctx *p)
+int fix_block_group_used(struct repair_ctx *r, const struct problem_ctx *p)
 {
 	struct btrfs_key key = { p->bytenr, BTRFS_BLOCK_GROUP_ITEM_KEY, p->len };
 	struct btrfs_root *root = btrfs_block_group_root(r->fs_info);
@@ -544,11 +544,18 @@ static const struct {
 	{ PR_ROOT_REF_MISMATCH, repair_root_ref_mismatch, false },
 	{ PR_UUID_ITEM_STALE, repair_uuid_stale, true },
 	{ PR_UUID_ITEM_MISSING, repair_uuid_missing, true },
-	{ PR_EXTENT_ITEM_INVALID, repair_extent_item, false },
-	{ PR_EXTENT_ITEM_MISSING, repair_extent_item_missing, false },
-	{ PR_EXTENT_BACKREF_UNUSED, repair_backref_unused, false },
 	{ PR_BLOCK_GROUP_NO_CHUNK, repair_block_group_no_chunk, false },
-	{ PR_BLOCK_GROUP_USED, fix_block_group_used, true },
+	/* repair-extents.c: the first runs the extent tree rebuild if one is due */
+	{ PR_EXTENT_ITEM_UNUSED, repair_extent_refs, false },
+	{ PR_EXTENT_BACKREF_UNUSED, repair_extent_refs, false },
+	{ PR_EXTENT_ITEM_MISSING, repair_extent_refs, false },
+	{ PR_EXTENT_ITEM_INVALID, repair_extent_refs, false },
+	{ PR_EXTENT_BACKREF_MISSING, repair_extent_refs, false },
+	{ PR_EXTENT_BACKREF_NO_ITEM, repair_extent_refs, false },
+	{ PR_EXTENT_REF_MISMATCH, repair_extent_refs, false },
+	{ PR_EXTENT_OVERLAP, repair_extent_refs, false },
+	{ PR_EXTENT_OUTSIDE_BLOCK_GROUP, repair_extent_refs, false },
+	{ PR_BLOCK_GROUP_USED, repair_block_group_used, true },
 	{ PR_FREE_SPACE_ORPHAN, fix_free_space_orphan, true },
 	{ PR_FREE_SPACE_MISMATCH, fix_free_space_group, true },
 	{ PR_FREE_SPACE_INFO_INVALID, fix_free_space_group, true },
@@ -558,6 +565,7 @@ static const struct {
 	{ PR_DIR_INDEX_MISSING, repair_dir_index_missing, false },
 	{ PR_DIR_ITEM_MISSING, repair_dir_item_missing, false },
 	{ PR_DIR_ITEM_HASH, repair_dir_item_hash, false },
+	{ PR_FILE_EXTENT_INVALID, repair_file_extent_invalid, false },
 	{ PR_FILE_EXTENT_HOLE, repair_file_extent_hole, false },
 	{ PR_INODE_MODE_INVALID, repair_inode_mode, false },
 	{ PR_INODE_NLINK, repair_inode_nlink, false },
@@ -568,6 +576,8 @@ static const struct {
 	{ PR_INODE_NBYTES, repair_inode_nbytes, true },
 	{ PR_DIR_ISIZE, repair_dir_isize, true },
 	{ PR_INODE_FLAGS_INVALID, repair_inode_flags, false },
+	{ PR_CSUM_ITEM_INVALID, repair_csum_item_invalid, false },
+	{ PR_CSUM_OVERLAP, repair_csum_overlap, false },
 	{ PR_CSUM_NO_EXTENT, repair_csum_no_extent, false },
 	{ PR_CSUM_MISSING, repair_csum_missing, false },
 	{ PR_QGROUP_INVALID, repair_qgroup_invalid, false },

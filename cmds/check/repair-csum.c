@@ -220,3 +220,11 @@ int repair_csum_missing(struct repair_ctx *r, const struct problem_ctx *p)
 	}
 	return ret ? ret : (done ? 0 : 1);
 }
+
+/* repair-csum-items.c: cut [start, end) out of the csum item [item_start, item_end) */
+int repair_csum_cut(struct repair_ctx *r, u64 item_start, u64 item_end, u64 start, u64 end)
+{
+	struct csum_span s = { item_start, item_end };
+
+	return cut_item(r, &s, start, end);
+}

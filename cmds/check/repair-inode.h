@@ -25,6 +25,12 @@ int repair_root_item(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_extent_item(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_extent_item_missing(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_backref_unused(struct repair_ctx *r, const struct problem_ctx *p);
+/* repair-extents.c: every extent tree finding (rebuild or single item) */
+int repair_extent_refs(struct repair_ctx *r, const struct problem_ctx *p);
+/* BLOCK_GROUP_USED: part of the extent tree rebuild of the pass if one runs */
+int repair_block_group_used(struct repair_ctx *r, const struct problem_ctx *p);
+/* repair-actions.c: used recounted from the extent items */
+int fix_block_group_used(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_file_extent_hole(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_dir_item_hash(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_super_field(struct repair_ctx *r, const struct problem_ctx *p);
@@ -40,5 +46,11 @@ int repair_qgroup_counts(struct repair_ctx *r, const struct problem_ctx *p);
 /* repair-csum.c */
 int repair_csum_no_extent(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_csum_missing(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_csum_cut(struct repair_ctx *r, u64 item_start, u64 item_end, u64 start, u64 end);
+/* repair-file-extents.c */
+int repair_file_extent_invalid(struct repair_ctx *r, const struct problem_ctx *p);
+/* repair-csum-items.c */
+int repair_csum_overlap(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_csum_item_invalid(struct repair_ctx *r, const struct problem_ctx *p);
 
 #endif

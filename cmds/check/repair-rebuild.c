@@ -113,7 +113,7 @@ static int rebuild_csum(struct repair_ctx *r)
 	return 0;
 }
 
-static int rebuild_extent(struct repair_ctx *r)
+int repair_rebuild_extent_tree(struct repair_ctx *r, bool *refused)
 {
 	struct btrfs_extent_rebuild_stats st;
 	int ret;
@@ -124,6 +124,12 @@ static int rebuild_extent(struct repair_ctx *r)
 		return 0;
 	}
 	ret = btrfs_rebuild_extent_tree(r->trans, &st);
+	if (refused)
+		*refused = ret == -EBUSY || (ret && st.refused[0]);
+	if (ret && st.refused[0]) {
+		fprintf(stderr, "ERROR: the extent tree is not rebuilt: %s\n", st.refused);
+		return ret;
+	}
 	if (ret) {
 		fprintf(stderr, "ERROR: rebuilding the extent tree failed: %s\n",
 			strerror(-ret));
@@ -147,7 +153,7 @@ int repair_rebuild_trees(struct repair_ctx *r)
 
 	/* first: it needs a transaction in which nothing changed yet */
 	if (r->opts->init_extent_tree)
-		ret = rebuild_extent(r);
+		ret = repair_rebuild_extent_tree(r, NULL);
 	if (!ret && r->opts->init_csum_tree)
 		ret = rebuild_csum(r);
 	if (!ret && r->opts->init_uuid_tree) {

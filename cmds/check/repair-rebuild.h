@@ -38,5 +38,13 @@ int repair_rebuild_trees(struct repair_ctx *r);
 
 /* --init-uuid-tree (repair-uuid-tree.c): 0, 1 nothing to do, -errno */
 int repair_rebuild_uuid_tree(struct repair_ctx *r);
+/*
+ * The extent tree rebuilt in r->trans (nothing else may have changed in
+ * it yet), its numbers to r->out; with no transaction only the line of
+ * the plan.  On error *@refused (may be NULL) tells that nothing changed
+ * yet: a tree points where no extent can be (printed why), or the
+ * transaction had changes already.
+ */
+int repair_rebuild_extent_tree(struct repair_ctx *r, bool *refused);
 
 #endif

@@ -405,6 +405,7 @@ static int run_actions(struct repair_session *s, struct repair_ctx *r,
 	int ran = 0, rank;
 	size_t i;
 
+	r->list = l;
 	for (rank = 0; rank < repair_nr_actions(); rank++) {
 		for (i = 0; i < l->nr; i++) {
 			struct repair_item *it = &l->v[i];
@@ -422,6 +423,12 @@ static int run_actions(struct repair_session *s, struct repair_ctx *r,
 			r->cur = it;
 			ret = fn(r, &it->pctx);
 			ran++;
+			if (ret == REPAIR_LATER) {
+				/* the re-check after this pass's commit judges it */
+				it->nr_changes = 0;
+				r->cur = NULL;
+				continue;
+			}
 			if (ret > 0) {
 				/* the item is right already, after earlier fixes */
 				repair_note(r, REPAIR_OP_CHANGE, false, 0, 0,
@@ -911,6 +918,7 @@ static int dry_run(struct repair_session *s)
 int check_repair(const struct check_options *opts)
 {
 	struct repair_session s = { .opts = opts };
+	struct check_options auto_opts;
 	bool text = opts->format == CHECK_FORMAT_TEXT;
 	int code, ret;
 	size_t i;
@@ -952,6 +960,17 @@ int check_repair(const struct check_options *opts)
 			print_json(&s, CHECK_EXIT_CLEAN, false, &s.now);
 		code = CHECK_EXIT_CLEAN;
 		goto out;
+	}
+	/*
+	 * Overlapping extent items keep the engine from computing free space:
+	 * the extent tree is rebuilt first, as with --init-extent-tree.
+	 */
+	if (!opts->init_extent_tree && repair_extents_rebuild_first(&s.found)) {
+		auto_opts = *opts;
+		auto_opts.init_extent_tree = true;
+		s.opts = &auto_opts;
+		if (text)
+			fprintf(stdout, "extent items overlap: the extent tree is rebuilt first (as --init-extent-tree)\n");
 	}
 	ret = open_writable(&s);
 	if (ret) {

@@ -66,6 +66,10 @@ struct repair_ctx {
 	struct btrfs_trans_handle *trans;	/* NULL: plan only */
 	const struct check_options *opts;
 	struct repair_item *cur;		/* the finding being fixed */
+	struct repair_list *list;		/* the findings of this pass */
+	/* repair-extents.c: its choice for this pass, made once */
+	int extents_mode;
+	bool extent_tree_rebuilt;
 	FILE *out;				/* text report, NULL with JSON */
 	/* dry run: roots read for the plan, released at the end */
 	struct btrfs_root **roots;
@@ -74,6 +78,13 @@ struct repair_ctx {
 	/* the log root the open for writing dropped (LOG_TREE_INVALID), or 0 */
 	u64 dropped_log_root;
 };
+
+/*
+ * An action returns 0 fixed (or planned), 1 nothing to change, <0 -errno,
+ * or REPAIR_LATER: the finding depends on another fix of this pass and
+ * is judged again by the check after its commit (nothing reported now).
+ */
+#define REPAIR_LATER	2
 
 typedef int (*repair_fn)(struct repair_ctx *r, const struct problem_ctx *p);
 
@@ -112,6 +123,9 @@ int repair_search(struct repair_ctx *r, struct btrfs_root *root,
 
 /* "(257 INODE_ITEM 0)" */
 void repair_key_str(const struct btrfs_key *key, char *buf, size_t len);
+
+/* repair-extents.c: findings that need the extent tree rebuilt before any other write */
+bool repair_extents_rebuild_first(const struct repair_list *found);
 
 /* main.c option checks for the repair options: true when invalid */
 bool check_repair_options_invalid(const struct check_options *o, bool readonly);

@@ -39,7 +39,13 @@ REPAIRED="004-no-dir-index__default_case
 071-orphan-fst-entry__orphan_fst_entries
 032-corrupted-qgroup__qgroup_corrupted
 034-bad-inode-flags__default_case
-063-log-missing-csum__default"
+063-log-missing-csum__default
+001-bad-file-extent-bytenr__default_case
+006-bad-root-items__default_case
+006-bad-root-items__skinny_case
+027-bad-extent-inline-ref-type__bad-extent-inline-ref-type
+061-out-of-order-inline-backref__btrfs_image
+053-bad-metadata-level__default"
 
 # kernel_workload IMG NAME: the kernel mounts the repaired image read-write,
 # every file reads back (when its data checksums verify: btrfs-image
@@ -80,7 +86,9 @@ else
 066-missing-root-orphan-item__default
 068-orphan-dev-extent__default
 032-corrupted-qgroup__qgroup_corrupted
-063-log-missing-csum__default"
+063-log-missing-csum__default
+001-bad-file-extent-bytenr__default_case
+027-bad-extent-inline-ref-type__bad-extent-inline-ref-type"
 fi
 total=0 clean=0 clean_all=0
 for name in $names; do
