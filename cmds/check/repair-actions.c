@@ -16,6 +16,7 @@
 #include <string.h>
 #include "repair.h"
 #include "repair-inode.h"
+#include "repair-tree-block.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/block-group.h"
 #include "kernel-shared/ctree.h"
@@ -503,6 +504,8 @@ static const struct {
 	{ PR_SUPER_TOTAL_BYTES, fix_super_total_bytes, true },
 	{ PR_DEV_EXTENT_NO_CHUNK, fix_dev_extent_no_chunk, false },
 	{ PR_DEV_BYTES_USED, fix_dev_bytes_used, true },
+	{ PR_TREE_BLOCK_INVALID, repair_tree_block, false },
+	{ PR_TREE_ITEM_INVALID, repair_tree_item, false },
 	{ PR_ROOT_ITEM_INVALID, repair_root_item, false },
 	{ PR_UUID_ITEM_STALE, repair_uuid_stale, true },
 	{ PR_UUID_ITEM_MISSING, repair_uuid_missing, true },
@@ -515,6 +518,7 @@ static const struct {
 	{ PR_FREE_SPACE_INFO_INVALID, fix_free_space_group, true },
 	{ PR_FREE_SPACE_CACHE_INVALID, fix_free_space_cache, true },
 	/* structural fixes first: the counters below are recounted after them */
+	{ PR_FS_TREE_UNKNOWN_KEY, repair_unknown_key, false },
 	{ PR_INODE_ITEM_MISSING, repair_inode_item_missing, false },
 	{ PR_DIR_INDEX_MISSING, repair_dir_index_missing, false },
 	{ PR_DIR_ITEM_MISSING, repair_dir_item_missing, false },

@@ -18,6 +18,7 @@
 struct btrfs_trans_handle;
 struct btrfs_path;
 struct btrfs_root;
+struct repair_block_fixes;
 
 enum repair_op {
 	REPAIR_OP_CHANGE,	/* a field of an item or of the superblock */
@@ -67,6 +68,8 @@ struct repair_ctx {
 	const struct check_options *opts;
 	struct repair_item *cur;		/* the finding being fixed */
 	FILE *out;				/* text report, NULL with JSON */
+	/* blocks mended in memory when read (repair-tree-block.h) */
+	struct repair_block_fixes *block_fixes;
 	/* dry run: roots read for the plan, released at the end */
 	struct btrfs_root **roots;
 	size_t nr_roots;

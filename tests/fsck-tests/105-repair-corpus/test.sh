@@ -38,7 +38,12 @@ REPAIRED="004-no-dir-index__default_case
 068-orphan-dev-extent__default
 071-orphan-fst-entry__orphan_fst_entries
 032-corrupted-qgroup__qgroup_corrupted
-034-bad-inode-flags__default_case"
+034-bad-inode-flags__default_case
+002-bad-transid__default_case
+003-shift-offsets__default_case
+041-invalid-root-generation__default_case
+053-bad-metadata-level__default
+069-unknown-fs-tree-key__unknown_key_empty"
 
 # kernel_workload IMG NAME: the kernel mounts the repaired image read-write,
 # every file reads back (when its data checksums verify: btrfs-image
