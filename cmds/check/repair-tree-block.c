@@ -152,14 +152,102 @@ static int mend_node(struct repair_block_fixes *f, struct extent_buffer *eb)
 	return 0;
 }
 
+/*
+ * Lay the data of @eb's items out end to end in slot order, as a leaf
+ * keeps it, each item's bytes taken from @src (the data area as read) at
+ * src_off[slot].  -EUCLEAN when the items do not fit the leaf.
+ */
+static int lay_out_items(struct extent_buffer *eb, const u8 *src, const u32 *src_off)
+{
+	u32 nr = btrfs_eb_nritems(eb), i, end = btrfs_leaf_data_size(eb->len);
+	u8 *data = eb->data + sizeof(struct btrfs_header);
+	u64 headers = (u64)nr * sizeof(struct btrfs_item);
+
+	for (i = 0; i < nr; i++) {
+		u32 size = btrfs_item_size(eb, i);
+
+		if (end < headers || end - headers < size)
+			return -EUCLEAN;
+		end -= size;
+		btrfs_set_raw_item_offset(btrfs_item_nr(eb, i), end);
+	}
+	/* the free space between the headers and the data is left zeroed */
+	memset(data + headers, 0, end - headers);
+	for (i = 0; i < nr; i++)
+		memcpy(data + btrfs_item_offset(eb, i), src + src_off[i],
+		       btrfs_item_size(eb, i));
+	return 0;
+}
+
+/* the items of @eb the tree-checker rejects */
+static u32 bad_items(const struct btrfs_fs_info *fs_info, const struct extent_buffer *eb)
+{
+	struct tree_check_error terr;
+	u32 i, nr = btrfs_eb_nritems(eb), bad = 0;
+
+	for (i = 0; i < nr; i++)
+		bad += btrfs_check_item(fs_info, eb, (int)i, &terr) != 0;
+	return bad;
+}
+
+/*
+ * Keys out of order have two readings.  The keys moved and the data did
+ * not (swapped keys: the data still follows the slot order), or whole
+ * items moved (a key corrupted in place: its item belongs elsewhere).
+ * Both are built; the one whose items the tree-checker accepts more of
+ * wins, whole items on a tie.  Keys only: one sorted array of keys
+ * written over the slots in order.
+ */
+static int sort_keys_only(struct extent_buffer *eb)
+{
+	u32 nr = btrfs_eb_nritems(eb), i;
+	struct btrfs_disk_key *keys;
+	int ret;
+
+	keys = malloc(sizeof(*keys) * nr);
+	if (!keys)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++)
+		keys[i] = btrfs_item_nr(eb, i)->key;
+	ret = sort_entries((u8 *)keys, nr, sizeof(*keys));
+	for (i = 0; ret >= 0 && i < nr; i++)
+		btrfs_item_nr(eb, i)->key = keys[i];
+	free(keys);
+	return ret;
+}
+
+static struct extent_buffer *clone_eb(const struct extent_buffer *eb)
+{
+	struct extent_buffer *c = malloc(sizeof(*c) + eb->len);
+
+	if (c) {
+		memset(c, 0, sizeof(*c));
+		c->start = eb->start;
+		c->len = eb->len;
+		c->fs_info = eb->fs_info;
+		memcpy(c->data, eb->data, eb->len);
+	}
+	return c;
+}
+
+/* the source offset of each slot of @eb (before any data moved) */
+static void item_offsets(const struct extent_buffer *eb, u32 *off)
+{
+	u32 i, nr = btrfs_eb_nritems(eb);
+
+	for (i = 0; i < nr; i++)
+		off[i] = btrfs_item_offset(eb, i);
+}
+
 /* the items sorted and their data laid out end to end, as a leaf keeps it */
-static int mend_leaf(struct repair_block_fixes *f, struct extent_buffer *eb)
+static int mend_leaf(struct repair_block_fixes *f, const struct btrfs_fs_info *fs_info,
+		     struct extent_buffer *eb)
 {
 	u32 data_size = btrfs_leaf_data_size(eb->len);
-	u32 nr = btrfs_eb_nritems(eb), i, end = data_size, run = 0;
-	u8 *data = eb->data + sizeof(struct btrfs_header);
-	u32 *old_off;
-	u8 *copy;
+	u32 nr = btrfs_eb_nritems(eb), i, run;
+	const u8 *src = eb->data + sizeof(struct btrfs_header);
+	struct extent_buffer *whole = NULL, *keys = NULL, *pick;
+	u32 *off_whole = NULL, *off_keys = NULL, *old_off;
 	int ret, sorted;
 
 	if ((u64)nr * sizeof(struct btrfs_item) > data_size)
@@ -171,40 +259,39 @@ static int mend_leaf(struct repair_block_fixes *f, struct extent_buffer *eb)
 		if (off + size > data_size || off < (u64)nr * sizeof(struct btrfs_item))
 			return -EUCLEAN;
 	}
-	copy = malloc(data_size);
-	old_off = malloc(sizeof(*old_off) * (nr ? nr : 1));
-	if (!copy || !old_off) {
-		free(copy);
-		free(old_off);
-		return -ENOMEM;
-	}
-	memcpy(copy, data, data_size);
-	sorted = sort_entries((u8 *)btrfs_item_nr(eb, 0), nr, sizeof(struct btrfs_item));
+	ret = -ENOMEM;
+	whole = clone_eb(eb);
+	keys = clone_eb(eb);
+	off_whole = malloc(sizeof(u32) * (nr ? nr : 1));
+	off_keys = malloc(sizeof(u32) * (nr ? nr : 1));
+	if (!whole || !keys || !off_whole || !off_keys)
+		goto out;
+	sorted = sort_entries((u8 *)btrfs_item_nr(whole, 0), nr, sizeof(struct btrfs_item));
 	if (sorted < 0) {
 		ret = sorted;
 		goto out;
 	}
-	for (i = 0; i < nr; i++) {
-		u32 size = btrfs_item_size(eb, i);
-
-		old_off[i] = btrfs_item_offset(eb, i);
-		if (end - (u64)nr * sizeof(struct btrfs_item) < size) {
-			ret = -EUCLEAN;		/* the items do not fit the leaf */
-			goto out;
+	item_offsets(whole, off_whole);
+	ret = lay_out_items(whole, src, off_whole);
+	if (ret)
+		goto out;
+	pick = whole;
+	old_off = off_whole;
+	if (sorted) {
+		item_offsets(keys, off_keys);
+		if (sort_keys_only(keys) >= 0 && !lay_out_items(keys, src, off_keys) &&
+		    bad_items(fs_info, keys) < bad_items(fs_info, whole)) {
+			pick = keys;
+			old_off = off_keys;
 		}
-		end -= size;
-		btrfs_set_raw_item_offset(btrfs_item_nr(eb, i), end);
 	}
-	/* the data, from the copy taken before anything moved */
-	memset(data + nr * sizeof(struct btrfs_item), 0,
-	       end - nr * sizeof(struct btrfs_item));
-	for (i = 0; i < nr; i++)
-		memcpy(data + btrfs_item_offset(eb, i), copy + old_off[i],
-		       btrfs_item_size(eb, i));
+	memcpy(eb->data + sizeof(struct btrfs_header), pick->data + sizeof(struct btrfs_header),
+	       eb->len - sizeof(struct btrfs_header));
 	ret = 0;
 	if (sorted)
-		ret = record_fix(f, eb->start, false, 0, 0,
-				 "leaf %llu: %u items sorted by key",
+		ret = record_fix(f, eb->start, false, 0, 0, pick == keys ?
+				 "leaf %llu: keys of its %u slots put in order, each slot keeping its data" :
+				 "leaf %llu: its %u items sorted by key, each with its data",
 				 (unsigned long long)eb->start, nr);
 	/* one line per run of items whose data moved by the same amount */
 	for (i = 0; i < nr && !ret; i = run) {
@@ -221,8 +308,10 @@ static int mend_leaf(struct repair_block_fixes *f, struct extent_buffer *eb)
 				 (unsigned long long)eb->start, i, run - 1, i);
 	}
 out:
-	free(copy);
-	free(old_off);
+	free(whole);
+	free(keys);
+	free(off_whole);
+	free(off_keys);
 	return ret;
 }
 
@@ -278,7 +367,7 @@ int repair_block_fixer(void *data, const struct btrfs_fs_info *fs_info,
 		return ret;
 	if (btrfs_header_level(h) == 0) {
 		if (btrfs_check_leaf_layout(fs_info, eb, &terr))
-			ret = mend_leaf(f, eb);
+			ret = mend_leaf(f, fs_info, eb);
 	} else if (btrfs_check_node(fs_info, eb, &terr)) {
 		ret = mend_node(f, eb);
 	}
@@ -294,8 +383,9 @@ int repair_block_fixer(void *data, const struct btrfs_fs_info *fs_info,
 
 /*
  * Where @bytenr hangs in @root: the key and level of the pointer to it,
- * looked for in the nodes only (leaves are never read).  0 found, 1 not
- * in this tree, <0 error.
+ * looked for in the nodes only (no other leaf is read); the block itself
+ * is read with its parent's expectations.  0 found, 1 not in this tree,
+ * <0 error (-EUCLEAN: it fails verification and cannot be mended).
  */
 static int find_parent_key(struct extent_buffer *node, u64 bytenr,
 			   struct btrfs_key *key, int *level)
@@ -305,6 +395,13 @@ static int find_parent_key(struct extent_buffer *node, u64 bytenr,
 
 	for (i = 0; i < nr; i++) {
 		if (btrfs_node_blockptr(node, i) == bytenr) {
+			struct extent_buffer *eb;
+
+			/* read (and so mended) before its fixes are noted */
+			eb = btrfs_read_node_slot(node, i, &err);
+			if (!eb)
+				return err;
+			free_extent_buffer(eb);
 			btrfs_node_key_to_cpu(node, key, i);
 			*level = btrfs_eb_level(node) - 1;
 			return 0;
