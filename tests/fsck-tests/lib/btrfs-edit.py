@@ -36,6 +36,8 @@ header checksum, so the damage reaches the checks behind the checksum.
         add DELTA to a field of the primary superblock only (its checksum is
         rewritten); e.g. total_bytes 112, bytes_used 120, num_devices 136
 
+  btrfs-edit.py IMG get-block LOGICAL FIELD_OFF WIDTH
+        print the little-endian value at FIELD_OFF of the tree block
   btrfs-edit.py IMG set-block LOGICAL FIELD_OFF WIDTH VALUE
         write VALUE at FIELD_OFF of the tree block at LOGICAL (header:
         generation 80, owner 88, nritems 96, level 100)
@@ -264,12 +266,16 @@ def main(argv):
         img.f.seek(SUPER_OFF)
         img.f.write(sb)
         img.f.flush()
-    elif cmd == 'set-block':
-        blk, foff, width, value = args
+    elif cmd in ('get-block', 'set-block'):
+        blk, foff, width = args[:3]
         fmt = {1: '<B', 2: '<H', 4: '<I', 8: '<Q'}[width]
         if foff < 32 or foff + width > img.nodesize:
             raise SystemExit('field outside the checksummed block')
         data = img.read_block(blk)
+        if cmd == 'get-block':
+            print(struct.unpack_from(fmt, data, foff)[0])
+            return 0
+        value = args[3]
         struct.pack_into(fmt, data, foff, value % (1 << (8 * width)))
         img.write_block(blk, data)
     elif cmd == 'parent-of':
