@@ -83,7 +83,8 @@ else
 058-bad-free-space-tree-entry__corrupt-free-space-tree
 066-missing-root-orphan-item__default
 068-orphan-dev-extent__default
-032-corrupted-qgroup__qgroup_corrupted"
+032-corrupted-qgroup__qgroup_corrupted
+002-bad-transid__default_case"
 fi
 total=0 clean=0 clean_all=0
 for name in $names; do
