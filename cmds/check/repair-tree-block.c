@@ -27,6 +27,7 @@
 #include "kernel-shared/disk-io.h"
 #include "kernel-shared/extent_io.h"
 #include "kernel-shared/transaction.h"
+#include "kernel-shared/volumes.h"
 #include "kernel-shared/tree-checker.h"
 
 /* ---- the list of blocks and fixes ---- */
@@ -133,6 +134,32 @@ static int sort_entries(u8 *base, u32 nr, size_t size)
 	return moved;
 }
 
+/*
+ * Whether the keys of @nr entries (each @size bytes, starting with a disk
+ * key) are in order but for neighbours swapped: ... a < c > b < d ...
+ * with a < b < c < d.  That is what a swap looks like; a key corrupted in
+ * place (random bytes) is far from its neighbours and is not sorted into
+ * a place it never had.  A swap with the last entry is refused too: its
+ * larger key would end the block, where nothing bounds it.
+ */
+static bool only_neighbours_swapped(const u8 *base, u32 nr, size_t size)
+{
+#define KEY_AT(i) ((const struct btrfs_disk_key *)(base + (size_t)(i) * size))
+	u32 i;
+
+	for (i = 0; i + 1 < nr; i++) {
+		if (cmp_slot_keys(KEY_AT(i), KEY_AT(i + 1)) < 0)
+			continue;
+		if (i + 2 >= nr || cmp_slot_keys(KEY_AT(i), KEY_AT(i + 2)) >= 0 ||
+		    (i && cmp_slot_keys(KEY_AT(i - 1), KEY_AT(i + 1)) >= 0) ||
+		    !cmp_slot_keys(KEY_AT(i), KEY_AT(i + 1)))
+			return false;
+		i++;	/* the pair is done; the next compares from its larger key */
+	}
+	return true;
+#undef KEY_AT
+}
+
 /* the keys of a node out of order: sort the pointers with their keys */
 static int mend_node(struct repair_block_fixes *f, struct extent_buffer *eb)
 {
@@ -140,6 +167,9 @@ static int mend_node(struct repair_block_fixes *f, struct extent_buffer *eb)
 	int ret;
 
 	if (!nr || nr > btrfs_max_node_ptrs(eb->len))
+		return -EUCLEAN;
+	if (!only_neighbours_swapped((u8 *)btrfs_key_ptr_nr(eb, 0), nr,
+				     sizeof(struct btrfs_key_ptr)))
 		return -EUCLEAN;
 	ret = sort_entries((u8 *)btrfs_key_ptr_nr(eb, 0), nr,
 			   sizeof(struct btrfs_key_ptr));
@@ -266,6 +296,10 @@ static int mend_leaf(struct repair_block_fixes *f, const struct btrfs_fs_info *f
 	off_keys = malloc(sizeof(u32) * (nr ? nr : 1));
 	if (!whole || !keys || !off_whole || !off_keys)
 		goto out;
+	if (!only_neighbours_swapped((u8 *)btrfs_item_nr(eb, 0), nr, sizeof(struct btrfs_item))) {
+		ret = -EUCLEAN;
+		goto out;
+	}
 	sorted = sort_entries((u8 *)btrfs_item_nr(whole, 0), nr, sizeof(struct btrfs_item));
 	if (sorted < 0) {
 		ret = sorted;
@@ -284,6 +318,22 @@ static int mend_leaf(struct repair_block_fixes *f, const struct btrfs_fs_info *f
 			pick = keys;
 			old_off = off_keys;
 		}
+	}
+	/*
+	 * The data must have been in slot order with gaps at most: an
+	 * overlap means an offset or size is itself wrong, and the bytes
+	 * laid out from it would be some other item's.  Every item of the
+	 * result must pass the item checks.
+	 */
+	for (i = 1; i < nr; i++) {
+		if ((u64)old_off[i] + btrfs_item_size(pick, i) > old_off[i - 1]) {
+			ret = -EUCLEAN;
+			goto out;
+		}
+	}
+	if (bad_items(fs_info, pick)) {
+		ret = -EUCLEAN;
+		goto out;
 	}
 	memcpy(eb->data + sizeof(struct btrfs_header), pick->data + sizeof(struct btrfs_header),
 	       eb->len - sizeof(struct btrfs_header));
@@ -324,12 +374,33 @@ static void rewrite_csum(const struct btrfs_fs_info *fs_info, struct extent_buff
 	memcpy(eb->data, digest, fs_info->csum_size);
 }
 
+/*
+ * A block read as a node only because its parent says so: the node
+ * checks (sorted keys, aligned pointers) say little of bytes that were a
+ * leaf, so every pointer must also be mapped and no newer than the block.
+ */
+static bool node_pointers_plausible(const struct extent_buffer *eb)
+{
+	u64 gen = btrfs_eb_generation(eb);
+	u32 i, nr = btrfs_eb_nritems(eb);
+
+	for (i = 0; i < nr; i++) {
+		u64 g = btrfs_node_ptr_generation(eb, i);
+
+		if (!g || g > gen ||
+		    !btrfs_num_copies(eb->fs_info, btrfs_node_blockptr(eb, i), eb->len))
+			return false;
+	}
+	return true;
+}
+
 int repair_block_fixer(void *data, const struct btrfs_fs_info *fs_info,
 		       struct extent_buffer *eb, const struct tree_block_check *check)
 {
 	struct repair_block_fixes *f = data;
 	struct btrfs_header *h = eb_header(eb);
 	struct tree_check_error terr;
+	bool level_changed = false;
 	int ret;
 
 	if (!u64_in(f->allowed, f->nr_allowed, eb->start))
@@ -348,6 +419,7 @@ int repair_block_fixer(void *data, const struct btrfs_fs_info *fs_info,
 		ret = record_fix(f, eb->start, true, btrfs_header_level(h), check->level,
 				 "block %llu header level", (unsigned long long)eb->start);
 		btrfs_set_header_level(h, check->level);
+		level_changed = true;
 	} else if (btrfs_header_level(h) >= BTRFS_MAX_LEVEL) {
 		return -EUCLEAN;
 	}
@@ -371,6 +443,15 @@ int repair_block_fixer(void *data, const struct btrfs_fs_info *fs_info,
 	} else if (btrfs_check_node(fs_info, eb, &terr)) {
 		ret = mend_node(f, eb);
 	}
+	if (!ret && level_changed && btrfs_header_level(h) > 0 && !node_pointers_plausible(eb))
+		ret = -EUCLEAN;
+	/*
+	 * A leaf with an item the checks reject is damaged beyond its
+	 * header or layout: mending the rest would show its other items as
+	 * new findings of their own.  It stays failed.
+	 */
+	if (!ret && btrfs_header_level(h) == 0 && bad_items(fs_info, eb))
+		ret = -EUCLEAN;
 	if (ret) {
 		forget_fixes(f, eb->start);
 		return ret;
@@ -443,6 +524,13 @@ int repair_tree_block(struct repair_ctx *r, const struct problem_ctx *p)
 	/* copying an empty leaf does not give it items */
 	if (p->detail && strstr(p->detail, "has no items"))
 		return -EOPNOTSUPP;
+	/*
+	 * A subvolume block owned by a tree that is no subvolume: which
+	 * references it holds cannot be told, and copying it would drop
+	 * the wrong ones.
+	 */
+	if (p->detail && !strncmp(p->detail, "owner ", 6) && btrfs_is_subvol_tree(p->root))
+		return -EOPNOTSUPP;
 	if (r->block_fixes && u64_in(r->block_fixes->cowed, r->block_fixes->nr_cowed,
 				     p->block))
 		return 1;
@@ -482,6 +570,9 @@ int repair_tree_block(struct repair_ctx *r, const struct problem_ctx *p)
 		      btrfs_eb_generation(eb) == r->trans->transid ? 0 : -EIO;
 	}
 	btrfs_release_path(&path);
+	/* a copy that failed half way must not be committed */
+	if (ret)
+		btrfs_abort_transaction(r->trans, ret);
 	if (!ret && r->block_fixes &&
 	    !ARRAY_RESERVE(r->block_fixes->cowed, r->block_fixes->alloc_cowed,
 			   r->block_fixes->nr_cowed + 1, 8))
