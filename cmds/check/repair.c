@@ -630,6 +630,19 @@ static int keep_done(struct repair_session *s, int phase)
 	return 0;
 }
 
+/* blocks a check found invalid: the only ones mended when read */
+static int allow_block_fixes(struct repair_session *s, const struct repair_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->nr; i++) {
+		if (l->v[i].code == PR_TREE_BLOCK_INVALID &&
+		    repair_block_fixes_allow(&s->block_fixes, l->v[i].pctx.block))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int repair_loop(struct repair_session *s)
 {
 	bool given_up[16] = { false };
@@ -667,6 +680,9 @@ static int repair_loop(struct repair_session *s)
 		code = run_check(s->opts, false, &s->now);
 		if (code & CHECK_EXIT_CANNOT)
 			return -EIO;
+		/* blocks an earlier fix made reachable */
+		if (allow_block_fixes(s, &s->now))
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -816,18 +832,6 @@ static void print_json(struct repair_session *s, int exit_code, bool dry_run,
 
 /* ---- the command ---- */
 
-/* the blocks the first check found invalid: the only ones mended when read */
-static int allow_block_fixes(struct repair_session *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->found.nr; i++) {
-		if (s->found.v[i].code == PR_TREE_BLOCK_INVALID &&
-		    repair_block_fixes_allow(&s->block_fixes, s->found.v[i].pctx.block))
-			return -ENOMEM;
-	}
-	return 0;
-}
 
 /* --clear-log asks unless -y / --force; false when the user said no */
 static bool confirm_clear_log(const struct check_options *o)
@@ -891,7 +895,7 @@ int check_repair(const struct check_options *opts)
 	code = run_check(opts, text, &s.found);
 	if (code & CHECK_EXIT_CANNOT)
 		goto out;
-	if (allow_block_fixes(&s)) {
+	if (allow_block_fixes(&s, &s.found)) {
 		code = CHECK_EXIT_CANNOT;
 		goto out;
 	}
