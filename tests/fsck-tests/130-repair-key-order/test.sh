@@ -23,11 +23,11 @@ ino=$((256 + 300))
 # item_bytes IMG KEY...: the data of the item, in hex
 item_bytes()
 {
-	local img=$1 out blk slot off size
+	local img=$1 out blk off size
 
 	shift
 	out=$(python3 "$EDIT" "$img" find "$@") || fail "item ($*) not found"
-	read -r blk slot off size _ <<< "$out"
+	read -r blk _ off size _ <<< "$out"
 	python3 - "$img" "$blk" "$off" "$size" "$EDIT" <<'PY'
 import importlib.util, sys
 spec = importlib.util.spec_from_file_location("edit", sys.argv[5])
@@ -67,14 +67,7 @@ leaf=$(python3 "$EDIT" "$img" leaf-of 5 "$ino" 1 0) || fail "no leaf"
 
 # the keys swapped, the data stays
 python3 "$EDIT" "$img" swap-keys 5 "$ino" 1 0 || fail "edit failed"
-nr=$(python3 - "$img" "$leaf" "$EDIT" <<'PY'
-import importlib.util, struct, sys
-spec = importlib.util.spec_from_file_location("edit", sys.argv[3])
-edit = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(edit)
-print(struct.unpack_from('<I', edit.Image(sys.argv[1]).read_block(int(sys.argv[2])), 96)[0])
-PY
-)
+nr=$(python3 "$EDIT" "$img" get-block "$leaf" 96 4) || fail "cannot read the leaf"
 check_repaired "$img" "$leaf" "bad key order" \
 	"change leaf $leaf: keys of its $nr slots put in order, each slot keeping its data"
 
