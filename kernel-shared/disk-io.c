@@ -335,6 +335,35 @@ static int verify_tree_block(struct btrfs_fs_info *fs_info,
 	return ret;
 }
 
+/*
+ * No copy of @eb passed: let the repair's fixer mend one in memory, the
+ * copies in order, and verify what it made.  0 when @eb holds a block
+ * that passes now (reported as an info line), else -EUCLEAN.
+ */
+static int try_block_fixer(struct btrfs_fs_info *fs_info, struct extent_buffer *eb,
+			   const struct tree_block_check *check, int copies,
+			   const char *first_why)
+{
+	char why[320];
+	int mirror;
+
+	for (mirror = 1; mirror <= copies; mirror++) {
+		if (btrfs_read_logical(fs_info, eb->start, eb->data, eb->len, mirror))
+			continue;
+		if (fs_info->block_fixer.fix(fs_info->block_fixer.data, fs_info, eb,
+					     check))
+			continue;
+		/* the fixer rewrote the checksum of what it changed */
+		if (!verify_tree_block(fs_info, eb, check, true, why, sizeof(why))) {
+			btrfs_report(&fs_info->reporter, BTRFS_REPORT_INFO,
+				     "%s: mended in memory for the repair (copy %d)",
+				     first_why, mirror);
+			return 0;
+		}
+	}
+	return -EUCLEAN;
+}
+
 static struct extent_buffer *read_tree_block_mode(struct btrfs_fs_info *fs_info,
 						  u64 bytenr,
 						  const struct tree_block_check *check,
@@ -390,6 +419,11 @@ static struct extent_buffer *read_tree_block_mode(struct btrfs_fs_info *fs_info,
 		}
 		if (!first_why[0])
 			snprintf(first_why, sizeof(first_why), "%s", why);
+	}
+	if (full && fs_info->block_fixer.fix && copies > 0 &&
+	    !try_block_fixer(fs_info, eb, check, copies, first_why)) {
+		eb->flags |= EXTENT_BUFFER_UPTODATE | verified_flag;
+		return eb;
 	}
 	btrfs_err(&fs_info->reporter, "%s", first_why);
 	extent_buffer_evict(eb);
@@ -930,6 +964,7 @@ struct btrfs_fs_info *open_ctree(const struct open_ctree_args *args, int *err)
 		return NULL;
 	}
 	fs_info->reporter = args->reporter;
+	fs_info->block_fixer = args->block_fixer;
 	fs_info->readonly = !(args->flags & OPEN_CTREE_WRITES);
 	chunk_map_init(&fs_info->chunk_map);
 	ret = extent_buffer_cache_init(&fs_info->eb_cache, args->cache_budget);

@@ -25,6 +25,22 @@ struct btrfs_root {
 	struct btrfs_fs_info *fs_info;
 };
 
+struct extent_buffer;
+struct tree_block_check;
+
+/*
+ * Repair: called when no copy of a tree block passes verification, once
+ * per copy that could be read, with that copy in @eb.  It may mend the
+ * buffer in memory and return 0; the block is then verified again and,
+ * when it passes, used as read (nothing is written: the repair copies it
+ * on write in a transaction).  Any other return leaves the block failed.
+ */
+struct btrfs_block_fixer {
+	int (*fix)(void *data, const struct btrfs_fs_info *fs_info,
+		   struct extent_buffer *eb, const struct tree_block_check *check);
+	void *data;
+};
+
 struct btrfs_fs_info {
 	struct btrfs_super_block super_copy;
 	u64 super_bytenr;		/* where super_copy was read */
@@ -78,6 +94,8 @@ struct btrfs_fs_info {
 	 * Set before btrfs_enable_writes().
 	 */
 	bool repairing_block_group_items;
+	/* repair: mends tree blocks that fail verification (open_ctree_args) */
+	struct btrfs_block_fixer block_fixer;
 	/* counters for callers that summarize what went wrong */
 	u64 read_errors;
 	u64 csum_errors;
@@ -106,6 +124,7 @@ struct open_ctree_args {
 	unsigned int skip_roots;	/* OPEN_ROOT_*: global roots not read */
 	size_t cache_budget;	/* 0: a default */
 	struct btrfs_reporter reporter;
+	struct btrfs_block_fixer block_fixer;	/* repair only; .fix NULL: none */
 };
 
 /*

@@ -17,6 +17,7 @@
 #include "repair.h"
 #include "repair-inode.h"
 #include "repair-chunks.h"
+#include "repair-tree-block.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/block-group.h"
 #include "kernel-shared/ctree.h"
@@ -539,6 +540,8 @@ static const struct {
 	{ PR_DEV_EXTENT_BEYOND_DEVICE, repair_dev_extent_beyond_device, false },
 	{ PR_DEV_EXTENT_NO_CHUNK, fix_dev_extent_no_chunk, false },
 	{ PR_DEV_BYTES_USED, fix_dev_bytes_used, true },
+	{ PR_TREE_BLOCK_INVALID, repair_tree_block, false },
+	{ PR_TREE_ITEM_INVALID, repair_tree_item, false },
 	{ PR_ROOT_ITEM_INVALID, repair_root_item, false },
 	{ PR_ROOT_REF_MISSING, repair_root_ref_missing, false },
 	{ PR_ROOT_REF_MISMATCH, repair_root_ref_mismatch, false },
@@ -561,6 +564,7 @@ static const struct {
 	{ PR_FREE_SPACE_INFO_INVALID, fix_free_space_group, true },
 	{ PR_FREE_SPACE_CACHE_INVALID, fix_free_space_cache, true },
 	/* structural fixes first: the counters below are recounted after them */
+	{ PR_FS_TREE_UNKNOWN_KEY, repair_unknown_key, false },
 	{ PR_INODE_ITEM_MISSING, repair_inode_item_missing, false },
 	{ PR_DIR_INDEX_MISSING, repair_dir_index_missing, false },
 	{ PR_DIR_ITEM_MISSING, repair_dir_item_missing, false },

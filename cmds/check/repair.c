@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include "repair.h"
 #include "repair-rebuild.h"
+#include "repair-tree-block.h"
 #include "array.h"
 #include "json-writer.h"
 #include "cmds/mount-probe.h"
@@ -292,6 +293,7 @@ struct repair_session {
 	 */
 	bool drop_log;
 	u64 dropped_log_root;
+	struct repair_block_fixes block_fixes;
 };
 
 static const char *status_name(enum repair_status s)
@@ -518,6 +520,7 @@ static int open_writable(struct repair_session *s)
 		.flags = OPEN_CTREE_WRITES | repair_rebuild_open_flags(o),
 		.cache_budget = repair_rebuild_cache_budget(o),
 		.reporter = { repair_engine_report, NULL },
+		.block_fixer = { repair_block_fixer, &s->block_fixes },
 	};
 	struct btrfs_fs_info *fs;
 	int i, err = 0;
@@ -605,7 +608,8 @@ static bool pass_changed(const struct repair_list *l, int phase)
 static int repair_pass(struct repair_session *s, int phase)
 {
 	struct repair_ctx r = { .fs_info = s->fs_info, .opts = s->opts, .out = s->out,
-				.dropped_log_root = s->dropped_log_root };
+				.dropped_log_root = s->dropped_log_root,
+				.block_fixes = &s->block_fixes };
 	bool changed;
 	u64 transid;
 	int ret;
@@ -683,6 +687,19 @@ static int keep_done_code(struct repair_session *s, enum problem_code code)
 	return 0;
 }
 
+/* blocks a check found invalid: the only ones mended when read */
+static int allow_block_fixes(struct repair_session *s, const struct repair_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->nr; i++) {
+		if (l->v[i].code == PR_TREE_BLOCK_INVALID &&
+		    repair_block_fixes_allow(&s->block_fixes, l->v[i].pctx.block))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int repair_loop(struct repair_session *s)
 {
 	bool given_up[16] = { false };
@@ -722,6 +739,9 @@ static int repair_loop(struct repair_session *s)
 		code = run_check(s->opts, false, &s->now);
 		if (code & CHECK_EXIT_CANNOT)
 			return -EIO;
+		/* blocks an earlier fix made reachable */
+		if (allow_block_fixes(s, &s->now))
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -871,6 +891,7 @@ static void print_json(struct repair_session *s, int exit_code, bool dry_run,
 
 /* ---- the command ---- */
 
+
 /* --clear-log asks unless -y / --force; false when the user said no */
 static bool confirm_clear_log(const struct check_options *o)
 {
@@ -894,8 +915,10 @@ static int dry_run(struct repair_session *s)
 	struct open_ctree_args args = {
 		.paths = o.devices, .nr_paths = o.nr_devices, .backup_root = -1,
 		.flags = OPEN_CTREE_PARTIAL,
+		.block_fixer = { repair_block_fixer, &s->block_fixes },
 	};
-	struct repair_ctx r = { .opts = s->opts, .out = s->out };
+	struct repair_ctx r = { .opts = s->opts, .out = s->out,
+				.block_fixes = &s->block_fixes };
 	int err = 0;
 
 	r.fs_info = open_ctree(&args, &err);
@@ -932,6 +955,10 @@ int check_repair(const struct check_options *opts)
 	code = run_check(opts, text, &s.found);
 	if (code & CHECK_EXIT_CANNOT)
 		goto out;
+	if (allow_block_fixes(&s, &s.found)) {
+		code = CHECK_EXIT_CANNOT;
+		goto out;
+	}
 	if (!confirm_clear_log(opts)) {
 		code = CHECK_EXIT_CANCELLED | (s.found.nr ? CHECK_EXIT_ERRORS : 0);
 		goto out;
@@ -1019,5 +1046,6 @@ out:
 	repair_list_release(&s.found);
 	repair_list_release(&s.now);
 	repair_list_release(&s.done);
+	repair_block_fixes_release(&s.block_fixes);
 	return code;
 }

@@ -18,6 +18,7 @@
 struct btrfs_trans_handle;
 struct btrfs_path;
 struct btrfs_root;
+struct repair_block_fixes;
 
 enum repair_op {
 	REPAIR_OP_CHANGE,	/* a field of an item or of the superblock */
@@ -71,6 +72,8 @@ struct repair_ctx {
 	int extents_mode;
 	bool extent_tree_rebuilt;
 	FILE *out;				/* text report, NULL with JSON */
+	/* blocks mended in memory when read (repair-tree-block.h) */
+	struct repair_block_fixes *block_fixes;
 	/* dry run: roots read for the plan, released at the end */
 	struct btrfs_root **roots;
 	size_t nr_roots;

@@ -45,7 +45,12 @@ REPAIRED="004-no-dir-index__default_case
 006-bad-root-items__skinny_case
 027-bad-extent-inline-ref-type__bad-extent-inline-ref-type
 061-out-of-order-inline-backref__btrfs_image
-053-bad-metadata-level__default"
+053-bad-metadata-level__default
+002-bad-transid__default_case
+003-shift-offsets__default_case
+041-invalid-root-generation__default_case
+053-bad-metadata-level__default
+069-unknown-fs-tree-key__unknown_key_empty"
 
 # kernel_workload IMG NAME: the kernel mounts the repaired image read-write,
 # every file reads back (when its data checksums verify: btrfs-image
@@ -88,7 +93,8 @@ else
 032-corrupted-qgroup__qgroup_corrupted
 063-log-missing-csum__default
 001-bad-file-extent-bytenr__default_case
-027-bad-extent-inline-ref-type__bad-extent-inline-ref-type"
+027-bad-extent-inline-ref-type__bad-extent-inline-ref-type
+002-bad-transid__default_case"
 fi
 total=0 clean=0 clean_all=0
 for name in $names; do

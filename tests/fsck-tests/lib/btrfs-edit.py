@@ -36,6 +36,20 @@ header checksum, so the damage reaches the checks behind the checksum.
         add DELTA to a field of the primary superblock only (its checksum is
         rewritten); e.g. total_bytes 112, bytes_used 120, num_devices 136
 
+  btrfs-edit.py IMG get-block LOGICAL FIELD_OFF WIDTH
+        print the little-endian value at FIELD_OFF of the tree block
+  btrfs-edit.py IMG set-block LOGICAL FIELD_OFF WIDTH VALUE
+        write VALUE at FIELD_OFF of the tree block at LOGICAL (header:
+        generation 80, owner 88, nritems 96, level 100)
+  btrfs-edit.py IMG parent-of TREE LOGICAL
+        print "NODE SLOT" of the node pointer to the block at LOGICAL
+  btrfs-edit.py IMG shift-data TREE OBJECTID TYPE OFFSET DELTA
+        move the data of that item and of every later item of its leaf
+        DELTA bytes down into the free space, offsets with it (a gap is left)
+  btrfs-edit.py IMG insert-item TREE OBJECTID TYPE OFFSET SIZE
+        insert a zero-filled item with that key into the leaf where it
+        sorts (not as its first item)
+
 TREE is a tree id (1 root, 2 extent, 5 fs, 10 free space, ...).  Exit 0 on
 success, 1 when the item is not found or the image is not supported.
 """
@@ -252,6 +266,78 @@ def main(argv):
         img.f.seek(SUPER_OFF)
         img.f.write(sb)
         img.f.flush()
+    elif cmd in ('get-block', 'set-block'):
+        blk, foff, width = args[:3]
+        fmt = {1: '<B', 2: '<H', 4: '<I', 8: '<Q'}[width]
+        if foff < 32 or foff + width > img.nodesize:
+            raise SystemExit('field outside the checksummed block')
+        data = img.read_block(blk)
+        if cmd == 'get-block':
+            print(struct.unpack_from(fmt, data, foff)[0])
+            return 0
+        value = args[3]
+        struct.pack_into(fmt, data, foff, value % (1 << (8 * width)))
+        img.write_block(blk, data)
+    elif cmd == 'parent-of':
+        tree, blk = args
+        stack = [img.tree_root(tree)]
+        while stack:
+            node = stack.pop()
+            data = img.read_block(node)
+            nritems, level = img.header(data)
+            if level == 0:
+                continue
+            for slot in range(nritems):
+                ptr = struct.unpack_from('<Q', data, 101 + 33 * slot + 17)[0]
+                if ptr == blk:
+                    print(node, slot)
+                    return 0
+                stack.append(ptr)
+        raise SystemExit('no node of tree %d points to %d' % (tree, blk))
+    elif cmd == 'shift-data':
+        tree, obj, typ, koff, delta = args
+        blk, slot, key, off, size = img.find(tree, obj, typ, koff)
+        data = img.read_block(blk)
+        nritems, level = img.header(data)
+        low = img.item(data, nritems - 1)[1]
+        if delta <= 0 or low - delta < 25 * nritems:
+            raise SystemExit('not enough free space in the leaf')
+        top = off + size
+        data[101 + low - delta:101 + top - delta] = data[101 + low:101 + top]
+        for s in range(slot, nritems):
+            k, o, sz = img.item(data, s)
+            struct.pack_into('<I', data, 101 + s * 25 + 17, o - delta)
+        img.write_block(blk, data)
+    elif cmd == 'insert-item':
+        tree, obj, typ, koff, isize = args
+        new = (obj, typ, koff)
+        prev = None
+        for b, slot, key, off, size in img.walk_leaves(img.tree_root(tree)):
+            if key >= new:
+                break
+            prev = (b, slot)
+        if prev is None:
+            raise SystemExit('the key would be the first of the tree')
+        blk, slot = prev[0], prev[1] + 1
+        data = img.read_block(blk)
+        nritems, level = img.header(data)
+        if slot >= nritems:
+            raise SystemExit('the key would be the last of its leaf')
+        low = img.item(data, nritems - 1)[1]
+        if low - isize < 25 * (nritems + 1):
+            raise SystemExit('not enough free space in the leaf')
+        top = img.item(data, slot - 1)[1]
+        # the data of slot.. moves down to make room below slot-1's data
+        data[101 + low - isize:101 + top - isize] = data[101 + low:101 + top]
+        data[101 + top - isize:101 + top] = bytes(isize)
+        for s in range(slot, nritems):
+            k, o, sz = img.item(data, s)
+            struct.pack_into('<I', data, 101 + s * 25 + 17, o - isize)
+        hdr = 101 + slot * 25
+        data[hdr + 25:101 + (nritems + 1) * 25] = data[hdr:101 + nritems * 25]
+        struct.pack_into('<QBQII', data, hdr, obj, typ, koff, top - isize, isize)
+        struct.pack_into('<I', data, 96, nritems + 1)
+        img.write_block(blk, data)
     elif cmd == 'break-csum':
         blk = args[0]
         data = img.read_block(blk)

@@ -1,0 +1,661 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Repairs of tree blocks (TREE_BLOCK_INVALID) and of items the
+ * tree-checker rejects (TREE_ITEM_INVALID, FS_TREE_UNKNOWN_KEY).
+ *
+ * A block that fails verification cannot be used by the engine, so the
+ * repair opens the filesystem with a block fixer: for a block the first
+ * check reported, whose checksum, address and fsid are sound, it mends in
+ * memory what the header or the item layout got wrong (a generation that
+ * differs from its parent pointer, a level that differs from it, keys out
+ * of order, item data offsets that are not contiguous) and lets the
+ * engine verify the result.  Nothing is written then.  The action for the
+ * finding copies the block on write: the mended copy goes to a new
+ * address with the current generation, its parent pointer (or root item)
+ * follows, and the old block stays as it was until the commit.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "repair-tree-block.h"
+#include "array.h"
+#include "kernel-shared/accessors.h"
+#include "kernel-shared/csum.h"
+#include "kernel-shared/ctree.h"
+#include "kernel-shared/disk-io.h"
+#include "kernel-shared/extent_io.h"
+#include "kernel-shared/transaction.h"
+#include "kernel-shared/volumes.h"
+#include "kernel-shared/tree-checker.h"
+
+/* ---- the list of blocks and fixes ---- */
+
+static bool u64_in(const u64 *v, size_t nr, u64 x)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		if (v[i] == x)
+			return true;
+	}
+	return false;
+}
+
+int repair_block_fixes_allow(struct repair_block_fixes *f, u64 bytenr)
+{
+	if (u64_in(f->allowed, f->nr_allowed, bytenr))
+		return 0;
+	if (ARRAY_RESERVE(f->allowed, f->alloc_allowed, f->nr_allowed + 1, 8))
+		return -ENOMEM;
+	f->allowed[f->nr_allowed++] = bytenr;
+	return 0;
+}
+
+void repair_block_fixes_release(struct repair_block_fixes *f)
+{
+	free(f->allowed);
+	free(f->v);
+	free(f->cowed);
+	memset(f, 0, sizeof(*f));
+}
+
+/* a block read again (evicted from the cache) is mended again: one record */
+static void forget_fixes(struct repair_block_fixes *f, u64 bytenr)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < f->nr; i++) {
+		if (f->v[i].bytenr != bytenr)
+			f->v[j++] = f->v[i];
+	}
+	f->nr = j;
+}
+
+__attribute__((format(printf, 6, 7)))
+static int record_fix(struct repair_block_fixes *f, u64 bytenr, bool has_values,
+		      u64 old_value, u64 new_value, const char *fmt, ...)
+{
+	struct repair_block_fix *x;
+	va_list ap;
+
+	if (ARRAY_RESERVE(f->v, f->alloc, f->nr + 1, 8))
+		return -ENOMEM;
+	x = &f->v[f->nr++];
+	x->bytenr = bytenr;
+	x->has_values = has_values;
+	x->old_value = old_value;
+	x->new_value = new_value;
+	va_start(ap, fmt);
+	vsnprintf(x->what, sizeof(x->what), fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+/* ---- mending a block in memory ---- */
+
+static int cmp_slot_keys(const struct btrfs_disk_key *a, const struct btrfs_disk_key *b)
+{
+	struct btrfs_key ka, kb;
+
+	btrfs_disk_key_to_cpu(&ka, a);
+	btrfs_disk_key_to_cpu(&kb, b);
+	return btrfs_comp_cpu_keys(&ka, &kb);
+}
+
+/*
+ * Sort @nr entries of @size bytes, each starting with a disk key, by key
+ * (insertion sort: a leaf has a few hundred items, usually nearly in
+ * order).  1 when the order changed, 0 when it was right, -EEXIST on a
+ * duplicate key (which of the two is right cannot be told).
+ */
+static int sort_entries(u8 *base, u32 nr, size_t size)
+{
+	u8 tmp[sizeof(struct btrfs_item) > sizeof(struct btrfs_key_ptr) ?
+	       sizeof(struct btrfs_item) : sizeof(struct btrfs_key_ptr)];
+	bool moved = false;
+	u32 i, j;
+	int c;
+
+	for (i = 1; i < nr; i++) {
+		memcpy(tmp, base + i * size, size);
+		for (j = i; j > 0; j--) {
+			c = cmp_slot_keys((void *)(base + (j - 1) * size), (void *)tmp);
+			if (c == 0)
+				return -EEXIST;
+			if (c < 0)
+				break;
+			memcpy(base + j * size, base + (j - 1) * size, size);
+			moved = true;
+		}
+		memcpy(base + j * size, tmp, size);
+	}
+	return moved;
+}
+
+/*
+ * Whether the keys of @nr entries (each @size bytes, starting with a disk
+ * key) are in order but for neighbours swapped: ... a < c > b < d ...
+ * with a < b < c < d.  That is what a swap looks like; a key corrupted in
+ * place (random bytes) is far from its neighbours and is not sorted into
+ * a place it never had.  A swap with the last entry is refused too: its
+ * larger key would end the block, where nothing bounds it.
+ */
+static bool only_neighbours_swapped(const u8 *base, u32 nr, size_t size)
+{
+#define KEY_AT(i) ((const struct btrfs_disk_key *)(base + (size_t)(i) * size))
+	u32 i;
+
+	for (i = 0; i + 1 < nr; i++) {
+		if (cmp_slot_keys(KEY_AT(i), KEY_AT(i + 1)) < 0)
+			continue;
+		if (i + 2 >= nr || cmp_slot_keys(KEY_AT(i), KEY_AT(i + 2)) >= 0 ||
+		    (i && cmp_slot_keys(KEY_AT(i - 1), KEY_AT(i + 1)) >= 0) ||
+		    !cmp_slot_keys(KEY_AT(i), KEY_AT(i + 1)))
+			return false;
+		i++;	/* the pair is done; the next compares from its larger key */
+	}
+	return true;
+#undef KEY_AT
+}
+
+/* the keys of a node out of order: sort the pointers with their keys */
+static int mend_node(struct repair_block_fixes *f, struct extent_buffer *eb)
+{
+	u32 nr = btrfs_eb_nritems(eb);
+	int ret;
+
+	if (!nr || nr > btrfs_max_node_ptrs(eb->len))
+		return -EUCLEAN;
+	if (!only_neighbours_swapped((u8 *)btrfs_key_ptr_nr(eb, 0), nr,
+				     sizeof(struct btrfs_key_ptr)))
+		return -EUCLEAN;
+	ret = sort_entries((u8 *)btrfs_key_ptr_nr(eb, 0), nr,
+			   sizeof(struct btrfs_key_ptr));
+	if (ret < 0)
+		return ret;
+	if (ret)
+		return record_fix(f, eb->start, false, 0, 0,
+				  "node %llu: %u pointers sorted by key",
+				  (unsigned long long)eb->start, nr);
+	return 0;
+}
+
+/*
+ * Lay the data of @eb's items out end to end in slot order, as a leaf
+ * keeps it, each item's bytes taken from @src (the data area as read) at
+ * src_off[slot].  -EUCLEAN when the items do not fit the leaf.
+ */
+static int lay_out_items(struct extent_buffer *eb, const u8 *src, const u32 *src_off)
+{
+	u32 nr = btrfs_eb_nritems(eb), i, end = btrfs_leaf_data_size(eb->len);
+	u8 *data = eb->data + sizeof(struct btrfs_header);
+	u64 headers = (u64)nr * sizeof(struct btrfs_item);
+
+	for (i = 0; i < nr; i++) {
+		u32 size = btrfs_item_size(eb, i);
+
+		if (end < headers || end - headers < size)
+			return -EUCLEAN;
+		end -= size;
+		btrfs_set_raw_item_offset(btrfs_item_nr(eb, i), end);
+	}
+	/* the free space between the headers and the data is left zeroed */
+	memset(data + headers, 0, end - headers);
+	for (i = 0; i < nr; i++)
+		memcpy(data + btrfs_item_offset(eb, i), src + src_off[i],
+		       btrfs_item_size(eb, i));
+	return 0;
+}
+
+/* the items of @eb the tree-checker rejects */
+static u32 bad_items(const struct btrfs_fs_info *fs_info, const struct extent_buffer *eb)
+{
+	struct tree_check_error terr;
+	u32 i, nr = btrfs_eb_nritems(eb), bad = 0;
+
+	for (i = 0; i < nr; i++)
+		bad += btrfs_check_item(fs_info, eb, (int)i, &terr) != 0;
+	return bad;
+}
+
+/*
+ * Keys out of order have two readings.  The keys moved and the data did
+ * not (swapped keys: the data still follows the slot order), or whole
+ * items moved (a key corrupted in place: its item belongs elsewhere).
+ * Both are built; the one whose items the tree-checker accepts more of
+ * wins, whole items on a tie.  Keys only: one sorted array of keys
+ * written over the slots in order.
+ */
+static int sort_keys_only(struct extent_buffer *eb)
+{
+	u32 nr = btrfs_eb_nritems(eb), i;
+	struct btrfs_disk_key *keys;
+	int ret;
+
+	keys = malloc(sizeof(*keys) * nr);
+	if (!keys)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++)
+		keys[i] = btrfs_item_nr(eb, i)->key;
+	ret = sort_entries((u8 *)keys, nr, sizeof(*keys));
+	for (i = 0; ret >= 0 && i < nr; i++)
+		btrfs_item_nr(eb, i)->key = keys[i];
+	free(keys);
+	return ret;
+}
+
+static struct extent_buffer *clone_eb(const struct extent_buffer *eb)
+{
+	struct extent_buffer *c = malloc(sizeof(*c) + eb->len);
+
+	if (c) {
+		memset(c, 0, sizeof(*c));
+		c->start = eb->start;
+		c->len = eb->len;
+		c->fs_info = eb->fs_info;
+		memcpy(c->data, eb->data, eb->len);
+	}
+	return c;
+}
+
+/* the source offset of each slot of @eb (before any data moved) */
+static void item_offsets(const struct extent_buffer *eb, u32 *off)
+{
+	u32 i, nr = btrfs_eb_nritems(eb);
+
+	for (i = 0; i < nr; i++)
+		off[i] = btrfs_item_offset(eb, i);
+}
+
+/* the items sorted and their data laid out end to end, as a leaf keeps it */
+static int mend_leaf(struct repair_block_fixes *f, const struct btrfs_fs_info *fs_info,
+		     struct extent_buffer *eb)
+{
+	u32 data_size = btrfs_leaf_data_size(eb->len);
+	u32 nr = btrfs_eb_nritems(eb), i, run;
+	const u8 *src = eb->data + sizeof(struct btrfs_header);
+	struct extent_buffer *whole = NULL, *keys = NULL, *pick;
+	u32 *off_whole = NULL, *off_keys = NULL, *old_off;
+	int ret, sorted;
+
+	if ((u64)nr * sizeof(struct btrfs_item) > data_size)
+		return -EUCLEAN;
+	for (i = 0; i < nr; i++) {
+		u64 off = btrfs_item_offset(eb, i), size = btrfs_item_size(eb, i);
+
+		/* data outside the leaf: the size or offset itself is lost */
+		if (off + size > data_size || off < (u64)nr * sizeof(struct btrfs_item))
+			return -EUCLEAN;
+	}
+	ret = -ENOMEM;
+	whole = clone_eb(eb);
+	keys = clone_eb(eb);
+	off_whole = malloc(sizeof(u32) * (nr ? nr : 1));
+	off_keys = malloc(sizeof(u32) * (nr ? nr : 1));
+	if (!whole || !keys || !off_whole || !off_keys)
+		goto out;
+	if (!only_neighbours_swapped((u8 *)btrfs_item_nr(eb, 0), nr, sizeof(struct btrfs_item))) {
+		ret = -EUCLEAN;
+		goto out;
+	}
+	sorted = sort_entries((u8 *)btrfs_item_nr(whole, 0), nr, sizeof(struct btrfs_item));
+	if (sorted < 0) {
+		ret = sorted;
+		goto out;
+	}
+	item_offsets(whole, off_whole);
+	ret = lay_out_items(whole, src, off_whole);
+	if (ret)
+		goto out;
+	pick = whole;
+	old_off = off_whole;
+	if (sorted) {
+		item_offsets(keys, off_keys);
+		if (sort_keys_only(keys) >= 0 && !lay_out_items(keys, src, off_keys) &&
+		    bad_items(fs_info, keys) < bad_items(fs_info, whole)) {
+			pick = keys;
+			old_off = off_keys;
+		}
+	}
+	/*
+	 * The data must have been in slot order with gaps at most: an
+	 * overlap means an offset or size is itself wrong, and the bytes
+	 * laid out from it would be some other item's.  Every item of the
+	 * result must pass the item checks.
+	 */
+	for (i = 1; i < nr; i++) {
+		if ((u64)old_off[i] + btrfs_item_size(pick, i) > old_off[i - 1]) {
+			ret = -EUCLEAN;
+			goto out;
+		}
+	}
+	if (bad_items(fs_info, pick)) {
+		ret = -EUCLEAN;
+		goto out;
+	}
+	memcpy(eb->data + sizeof(struct btrfs_header), pick->data + sizeof(struct btrfs_header),
+	       eb->len - sizeof(struct btrfs_header));
+	ret = 0;
+	if (sorted)
+		ret = record_fix(f, eb->start, false, 0, 0, pick == keys ?
+				 "leaf %llu: keys of its %u slots put in order, each slot keeping its data" :
+				 "leaf %llu: its %u items sorted by key, each with its data",
+				 (unsigned long long)eb->start, nr);
+	/* one line per run of items whose data moved by the same amount */
+	for (i = 0; i < nr && !ret; i = run) {
+		s64 delta = (s64)btrfs_item_offset(eb, i) - old_off[i];
+
+		for (run = i + 1; run < nr; run++) {
+			if ((s64)btrfs_item_offset(eb, run) - old_off[run] != delta)
+				break;
+		}
+		if (!delta)
+			continue;
+		ret = record_fix(f, eb->start, true, old_off[i], btrfs_item_offset(eb, i),
+				 "leaf %llu items %u-%u data offset (slot %u)",
+				 (unsigned long long)eb->start, i, run - 1, i);
+	}
+out:
+	free(whole);
+	free(keys);
+	free(off_whole);
+	free(off_keys);
+	return ret;
+}
+
+static void rewrite_csum(const struct btrfs_fs_info *fs_info, struct extent_buffer *eb)
+{
+	u8 digest[BTRFS_CSUM_SIZE];
+
+	btrfs_csum_data(fs_info->csum_type, eb->data + BTRFS_CSUM_SIZE,
+			eb->len - BTRFS_CSUM_SIZE, digest);
+	memcpy(eb->data, digest, fs_info->csum_size);
+}
+
+/*
+ * A block read as a node only because its parent says so: the node
+ * checks (sorted keys, aligned pointers) say little of bytes that were a
+ * leaf, so every pointer must also be mapped and no newer than the block.
+ */
+static bool node_pointers_plausible(const struct extent_buffer *eb)
+{
+	u64 gen = btrfs_eb_generation(eb);
+	u32 i, nr = btrfs_eb_nritems(eb);
+
+	for (i = 0; i < nr; i++) {
+		u64 g = btrfs_node_ptr_generation(eb, i);
+
+		if (!g || g > gen ||
+		    !btrfs_num_copies(eb->fs_info, btrfs_node_blockptr(eb, i), eb->len))
+			return false;
+	}
+	return true;
+}
+
+int repair_block_fixer(void *data, const struct btrfs_fs_info *fs_info,
+		       struct extent_buffer *eb, const struct tree_block_check *check)
+{
+	struct repair_block_fixes *f = data;
+	struct btrfs_header *h = eb_header(eb);
+	struct tree_check_error terr;
+	bool level_changed = false;
+	int ret;
+
+	if (!u64_in(f->allowed, f->nr_allowed, eb->start))
+		return -EPERM;
+	/* a block whose checksum fails is not what was written: not mended */
+	if (!btrfs_tree_block_csum_ok(fs_info, eb->data, eb->len) ||
+	    btrfs_header_bytenr(h) != eb->start ||
+	    memcmp(h->fsid, fs_info->metadata_uuid, BTRFS_FSID_SIZE))
+		return -EUCLEAN;
+	if (check && check->owner && btrfs_header_owner(h) != check->owner)
+		return -EUCLEAN;
+	forget_fixes(f, eb->start);
+	ret = 0;
+	if (check && check->level >= 0 && btrfs_header_level(h) != check->level) {
+		/* the layout check below decides whether the level was the lie */
+		ret = record_fix(f, eb->start, true, btrfs_header_level(h), check->level,
+				 "block %llu header level", (unsigned long long)eb->start);
+		btrfs_set_header_level(h, check->level);
+		level_changed = true;
+	} else if (btrfs_header_level(h) >= BTRFS_MAX_LEVEL) {
+		return -EUCLEAN;
+	}
+	if (!ret && check && check->transid && btrfs_header_generation(h) != check->transid) {
+		/*
+		 * Checksum, address and fsid are sound: the content is the
+		 * block its parent points to, written with another
+		 * generation.  It takes the one its parent expects; the copy
+		 * on write gives it the current one.
+		 */
+		ret = record_fix(f, eb->start, true, btrfs_header_generation(h),
+				 check->transid, "block %llu header generation",
+				 (unsigned long long)eb->start);
+		btrfs_set_header_generation(h, check->transid);
+	}
+	if (ret)
+		return ret;
+	if (btrfs_header_level(h) == 0) {
+		if (btrfs_check_leaf_layout(fs_info, eb, &terr))
+			ret = mend_leaf(f, fs_info, eb);
+	} else if (btrfs_check_node(fs_info, eb, &terr)) {
+		ret = mend_node(f, eb);
+	}
+	if (!ret && level_changed && btrfs_header_level(h) > 0 && !node_pointers_plausible(eb))
+		ret = -EUCLEAN;
+	/*
+	 * A leaf with an item the checks reject is damaged beyond its
+	 * header or layout: mending the rest would show its other items as
+	 * new findings of their own.  It stays failed.
+	 */
+	if (!ret && btrfs_header_level(h) == 0 && bad_items(fs_info, eb))
+		ret = -EUCLEAN;
+	if (ret) {
+		forget_fixes(f, eb->start);
+		return ret;
+	}
+	rewrite_csum(fs_info, eb);
+	return 0;
+}
+
+/* ---- TREE_BLOCK_INVALID: copy the block on write ---- */
+
+/*
+ * Where @bytenr hangs in @root: the key and level of the pointer to it,
+ * looked for in the nodes only (no other leaf is read); the block itself
+ * is read with its parent's expectations.  0 found, 1 not in this tree,
+ * <0 error (-EUCLEAN: it fails verification and cannot be mended).
+ */
+static int find_parent_key(struct extent_buffer *node, u64 bytenr,
+			   struct btrfs_key *key, int *level)
+{
+	u32 i, nr = btrfs_eb_nritems(node);
+	int ret = 1, err;
+
+	for (i = 0; i < nr; i++) {
+		if (btrfs_node_blockptr(node, i) == bytenr) {
+			struct extent_buffer *eb;
+
+			/* read (and so mended) before its fixes are noted */
+			eb = btrfs_read_node_slot(node, i, &err);
+			if (!eb)
+				return err;
+			free_extent_buffer(eb);
+			btrfs_node_key_to_cpu(node, key, i);
+			*level = btrfs_eb_level(node) - 1;
+			return 0;
+		}
+	}
+	if (btrfs_eb_level(node) == 1)
+		return 1;
+	for (i = 0; i < nr && ret == 1; i++) {
+		struct extent_buffer *child = btrfs_read_node_slot(node, i, &err);
+
+		if (!child)
+			return err;
+		ret = find_parent_key(child, bytenr, key, level);
+		free_extent_buffer(child);
+	}
+	return ret;
+}
+
+static void note_block_fixes(struct repair_ctx *r, u64 bytenr)
+{
+	struct repair_block_fixes *f = r->block_fixes;
+	size_t i;
+
+	for (i = 0; f && i < f->nr; i++) {
+		if (f->v[i].bytenr == bytenr)
+			repair_note(r, REPAIR_OP_CHANGE, f->v[i].has_values,
+				    f->v[i].old_value, f->v[i].new_value, "%s",
+				    f->v[i].what);
+	}
+}
+
+int repair_tree_block(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	struct btrfs_root *root;
+	struct btrfs_path path;
+	struct btrfs_key key = { 0, 0, 0 };
+	int level, ret;
+
+	/* copying an empty leaf does not give it items */
+	if (p->detail && strstr(p->detail, "has no items"))
+		return -EOPNOTSUPP;
+	/*
+	 * A subvolume block owned by a tree that is no subvolume: which
+	 * references it holds cannot be told, and copying it would drop
+	 * the wrong ones.
+	 */
+	if (p->detail && !strncmp(p->detail, "owner ", 6) && btrfs_is_subvol_tree(p->root))
+		return -EOPNOTSUPP;
+	if (r->block_fixes && u64_in(r->block_fixes->cowed, r->block_fixes->nr_cowed,
+				     p->block))
+		return 1;
+	root = repair_get_root(r, p->root);
+	if (!root)
+		return -ENOENT;
+	if (root->node->start == p->block) {
+		level = btrfs_eb_level(root->node);
+		if (btrfs_eb_nritems(root->node)) {
+			if (level)
+				btrfs_node_key_to_cpu(root->node, &key, 0);
+			else
+				btrfs_item_key_to_cpu(root->node, &key, 0);
+		}
+	} else if (btrfs_eb_level(root->node) == 0) {
+		return -ENOENT;
+	} else {
+		ret = find_parent_key(root->node, p->block, &key, &level);
+		if (ret)
+			return ret < 0 ? ret : -ENOENT;
+	}
+	note_block_fixes(r, p->block);
+	/* a rebuild: where the copy goes is known only when it is made */
+	repair_note(r, REPAIR_OP_REBUILD, false, 0, 0,
+		    "tree %llu block %llu (level %d): copied to a new address with the current generation",
+		    (unsigned long long)p->root, (unsigned long long)p->block, level);
+	if (!r->trans)
+		return 0;
+	btrfs_init_path(&path);
+	path.lowest_level = level;
+	ret = btrfs_search_slot(r->trans, root, &key, &path, 0, 1);
+	if (ret >= 0) {
+		struct extent_buffer *eb = path.nodes[level];
+
+		/* the copy: a new block of this transaction */
+		ret = eb && eb->start != p->block &&
+		      btrfs_eb_generation(eb) == r->trans->transid ? 0 : -EIO;
+	}
+	btrfs_release_path(&path);
+	/* a copy that failed half way must not be committed */
+	if (ret)
+		btrfs_abort_transaction(r->trans, ret);
+	if (!ret && r->block_fixes &&
+	    !ARRAY_RESERVE(r->block_fixes->cowed, r->block_fixes->alloc_cowed,
+			   r->block_fixes->nr_cowed + 1, 8))
+		r->block_fixes->cowed[r->block_fixes->nr_cowed++] = p->block;
+	return ret;
+}
+
+/* ---- TREE_ITEM_INVALID ---- */
+
+/*
+ * Only a skinny metadata item whose key offset (the block's level) is not
+ * a level: it takes the level of the block it describes, read from the
+ * block's header.
+ */
+static int fix_metadata_item_level(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	struct btrfs_root *root = &r->fs_info->extent_root;
+	struct btrfs_key key = p->key;
+	struct extent_buffer *eb;
+	struct btrfs_path path;
+	char ks[96];
+	int ret, err;
+
+	eb = read_tree_block_header_only(r->fs_info, key.objectid, NULL, &err);
+	if (!eb)
+		return err;
+	key.offset = btrfs_eb_level(eb);
+	free_extent_buffer(eb);
+	/* no item of that key may exist already */
+	btrfs_init_path(&path);
+	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
+	btrfs_release_path(&path);
+	if (ret <= 0)
+		return ret < 0 ? ret : -EEXIST;
+	repair_key_str(&p->key, ks, sizeof(ks));
+	repair_note(r, REPAIR_OP_CHANGE, true, p->key.offset, key.offset,
+		    "extent tree %s key offset (the level of block %llu)", ks,
+		    (unsigned long long)key.objectid);
+	if (!r->trans)
+		return 0;
+	ret = repair_search(r, root, &p->key, &path);
+	if (ret == 0)
+		ret = btrfs_set_item_key_safe(r->trans, root, &path, &key);
+	btrfs_release_path(&path);
+	return ret > 0 ? -ENOENT : ret;
+}
+
+int repair_tree_item(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	if (p->root == BTRFS_EXTENT_TREE_OBJECTID &&
+	    p->key.type == BTRFS_METADATA_ITEM_KEY && p->key.offset >= BTRFS_MAX_LEVEL)
+		return fix_metadata_item_level(r, p);
+	return -EOPNOTSUPP;
+}
+
+/* ---- FS_TREE_UNKNOWN_KEY ---- */
+
+/*
+ * An item of a type no kernel defines: nothing reads it (the kernel
+ * skips it, a user cannot reach it), btrfs check calls it an error; it
+ * goes.
+ */
+int repair_unknown_key(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	struct btrfs_root *root = repair_get_root(r, p->root);
+	struct btrfs_path path;
+	char ks[96];
+	u32 size;
+	int ret;
+
+	if (!root)
+		return -ENOENT;
+	ret = repair_search(r, root, &p->key, &path);
+	if (ret) {
+		btrfs_release_path(&path);
+		return ret < 0 ? ret : 1;
+	}
+	size = btrfs_item_size(path.nodes[0], path.slots[0]);
+	repair_key_str(&p->key, ks, sizeof(ks));
+	repair_note(r, REPAIR_OP_DELETE, false, 0, 0, "root %llu item %s (%u bytes)",
+		    (unsigned long long)p->root, ks, size);
+	if (r->trans)
+		ret = btrfs_del_item(r->trans, root, &path);
+	btrfs_release_path(&path);
+	return ret;
+}
