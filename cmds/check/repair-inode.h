@@ -26,7 +26,6 @@ int repair_extent_item(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_extent_item_missing(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_backref_unused(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_file_extent_hole(struct repair_ctx *r, const struct problem_ctx *p);
-int repair_dir_item_hash(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_super_field(struct repair_ctx *r, const struct problem_ctx *p);
 
 /* repair-roots.c */

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Repair actions of phase 7's name findings (repair-names.c). */
+#ifndef GHEE_CHECK_REPAIR_NAMES_H
+#define GHEE_CHECK_REPAIR_NAMES_H
+
+#include "repair.h"
+
+int repair_names_dir_index_missing(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_names_dir_item_missing(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_names_dir_item_hash(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_names_xattr(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_names_dir_entry_dangling(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_names_dir_entry_duplicate(struct repair_ctx *r, const struct problem_ctx *p);
+
+/* add @delta to the size of directory @dir (noted; with a transaction) */
+int repair_names_dir_size_add(struct repair_ctx *r, struct btrfs_root *root, u64 dir,
+			      s64 delta);
+
+#endif
