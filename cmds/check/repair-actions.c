@@ -517,11 +517,12 @@ static const struct {
 	{ PR_FREE_SPACE_CACHE_INVALID, fix_free_space_cache, true },
 	/* structural fixes first: the counters below are recounted after them */
 	{ PR_INODE_ITEM_MISSING, repair_inode_item_missing, false },
+	/* a dangling dir index goes before a missing one takes its place */
+	{ PR_DIR_ENTRY_DANGLING, repair_names_dir_entry_dangling, false },
 	{ PR_DIR_INDEX_MISSING, repair_names_dir_index_missing, false },
 	{ PR_DIR_ITEM_MISSING, repair_names_dir_item_missing, false },
 	{ PR_DIR_ITEM_HASH, repair_names_dir_item_hash, false },
 	{ PR_DIR_ENTRY_DUPLICATE, repair_names_dir_entry_duplicate, false },
-	{ PR_DIR_ENTRY_DANGLING, repair_names_dir_entry_dangling, false },
 	{ PR_XATTR_INVALID, repair_names_xattr, false },
 	{ PR_FILE_EXTENT_HOLE, repair_file_extent_hole, false },
 	{ PR_INODE_MODE_INVALID, repair_inode_mode, false },

@@ -403,6 +403,28 @@ no:
 	return 0;
 }
 
+static int any_item_of(struct btrfs_root *root, u64 objectid);
+static int misplaced_in_dir(struct btrfs_root *root, u64 dir, const u8 *name,
+			    u32 name_len);
+
+/* the dir index (@dir, @index) points to an inode without any item */
+static int index_of_nothing(struct btrfs_root *root, u64 dir, u64 index)
+{
+	struct item_copy idx;
+	struct dir_entry e;
+	int ret;
+
+	ret = item_read(root, &(struct btrfs_key){ dir, BTRFS_DIR_INDEX_KEY, index }, &idx);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	ret = entry_find(&idx, NULL, 0, (u64)-1, 0, &e);
+	item_free(&idx);
+	if (!ret)
+		return 0;
+	ret = any_item_of(root, e.child);
+	return ret < 0 ? ret : !ret;
+}
+
 /*
  * DIR_INDEX_MISSING for @name at @index: when the dir index of that index
  * exists as a damaged copy of this link (above), it becomes a copy of the
@@ -414,22 +436,49 @@ int repair_names_dir_index_missing(struct repair_ctx *r, const struct problem_ct
 	struct index_fix f;
 	const u8 *name;
 	u32 name_len;
+	char extra[32];
 	u8 *buf;
 	int ret;
 
 	if (!root)
 		return -ENOENT;
-	if (!p->index || !finding_name(p, &name, &name_len))
+	if (!finding_name(p, &name, &name_len))
 		return repair_dir_index_missing(r, p);
+	if (!p->index) {
+		/* an entry under a wrong hash: DIR_ITEM_HASH puts it right */
+		ret = misplaced_in_dir(root, p->inode, name, name_len);
+		if (ret)
+			return ret;
+		return repair_dir_index_missing(r, p);
+	}
 	ret = index_damaged_copy(root, p->inode, p->index, &f);
-	if (ret <= 0)
-		return ret < 0 ? ret : repair_dir_index_missing(r, p);
+	if (ret < 0)
+		return ret;
+	if (!ret) {
+		/*
+		 * A dir index of an inode that has nothing left holds the
+		 * index: the DIR_ENTRY_DANGLING fix (before this one) deletes
+		 * it, so the plan inserts here what the repair will.
+		 */
+		ret = index_of_nothing(root, p->inode, p->index);
+		if (ret < 0)
+			return ret;
+		if (ret && !r->trans) {
+			note_entry(r, REPAIR_OP_INSERT, p->root,
+				   &(struct btrfs_key){ p->inode, BTRFS_DIR_INDEX_KEY, p->index },
+				   name, name_len, NULL);
+			return 0;
+		}
+		return repair_dir_index_missing(r, p);
+	}
 	if (f.good.name_len != name_len || memcmp(f.good.name, name, name_len)) {
 		index_fix_free(&f);
 		return repair_dir_index_missing(r, p);
 	}
-	note_entry(r, REPAIR_OP_DELETE, p->root, &f.key, f.bad.name, f.bad.name_len, NULL);
-	note_entry(r, REPAIR_OP_INSERT, p->root, &f.key, name, name_len, NULL);
+	snprintf(extra, sizeof(extra), " inode %llu", (unsigned long long)f.bad.child);
+	note_entry(r, REPAIR_OP_DELETE, p->root, &f.key, f.bad.name, f.bad.name_len, extra);
+	snprintf(extra, sizeof(extra), " inode %llu", (unsigned long long)f.good.child);
+	note_entry(r, REPAIR_OP_INSERT, p->root, &f.key, name, name_len, extra);
 	ret = 0;
 	if (r->trans) {
 		buf = malloc(f.good.len);
@@ -476,6 +525,77 @@ static int handled_by_index_fix(struct btrfs_root *root, u64 dir, u64 index,
 }
 
 /*
+ * The dir item of @name's hash holds an entry for @child under another
+ * name of the same length, one that does not hash there: the damaged
+ * copy DIR_ITEM_HASH renames back to @name.  1 so, 0 not, <0 error.
+ */
+static int misnamed_in_item(struct btrfs_root *root, u64 dir, const u8 *name,
+			    u32 name_len, u64 child)
+{
+	struct btrfs_key key = { dir, BTRFS_DIR_ITEM_KEY,
+				 btrfs_name_hash((const char *)name, (int)name_len) };
+	struct item_copy it;
+	struct dir_entry e;
+	u32 from = 0;
+	int ret;
+
+	ret = item_read(root, &key, &it);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	ret = 0;
+	while (entry_find(&it, NULL, 0, child, from, &e)) {
+		if (e.name_len == name_len && memcmp(e.name, name, name_len) &&
+		    btrfs_name_hash((const char *)e.name, (int)e.name_len) != key.offset) {
+			ret = 1;
+			break;
+		}
+		from = e.off + e.len;
+	}
+	item_free(&it);
+	return ret;
+}
+
+/*
+ * Is @name an entry of a dir item of @dir that its hash does not key (a
+ * DIR_ITEM_HASH finding's entry)?  Every dir item of the directory is
+ * read.  1 yes, 0 no, <0 error.
+ */
+static int misplaced_in_dir(struct btrfs_root *root, u64 dir, const u8 *name,
+			    u32 name_len)
+{
+	u64 hash = btrfs_name_hash((const char *)name, (int)name_len);
+	struct btrfs_key key = { dir, BTRFS_DIR_ITEM_KEY, 0 };
+	struct btrfs_path path;
+	int ret;
+
+	ret = btrfs_search_first(root, &key, &path);
+	while (ret == 0) {
+		struct item_copy it;
+		struct dir_entry e;
+		bool found;
+
+		btrfs_path_key(&path, &key);
+		if (key.objectid != dir || key.type != BTRFS_DIR_ITEM_KEY) {
+			ret = 1;
+			break;
+		}
+		if (key.offset != hash) {
+			it.key = key;
+			it.data = (u8 *)btrfs_item_ptr_raw(path.nodes[0], path.slots[0]);
+			it.size = btrfs_item_size(path.nodes[0], path.slots[0]);
+			found = entry_find(&it, name, name_len, (u64)-1, 0, &e);
+			if (found)
+				break;
+		}
+		ret = btrfs_next_item(root, &path);
+	}
+	btrfs_release_path(&path);
+	if (ret < 0)
+		return ret;
+	return ret == 0;
+}
+
+/*
  * DIR_ITEM_MISSING for @name at @index, found from a dir index: when that
  * dir index is a damaged copy of another link, the fix of that link's
  * DIR_INDEX_MISSING rewrites it and nothing is added here.
@@ -504,6 +624,9 @@ int repair_names_dir_item_missing(struct repair_ctx *r, const struct problem_ctx
 	}
 	item_free(&idx);
 	ret = handled_by_index_fix(root, p->inode, p->index, name, name_len, e.child);
+	if (ret)
+		return ret;
+	ret = misnamed_in_item(root, p->inode, name, name_len, e.child);
 	if (ret)
 		return ret;
 	return repair_dir_item_missing(r, p);
