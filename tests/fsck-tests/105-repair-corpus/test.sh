@@ -38,7 +38,10 @@ REPAIRED="004-no-dir-index__default_case
 068-orphan-dev-extent__default
 071-orphan-fst-entry__orphan_fst_entries
 032-corrupted-qgroup__qgroup_corrupted
-034-bad-inode-flags__default_case"
+034-bad-inode-flags__default_case
+008-bad-dir-index-name__default_case
+026-bad-dir-item-name__default_case
+067-dupe-filename__default"
 
 # kernel_workload IMG NAME: the kernel mounts the repaired image read-write,
 # every file reads back (when its data checksums verify: btrfs-image
@@ -78,7 +81,10 @@ else
 058-bad-free-space-tree-entry__corrupt-free-space-tree
 066-missing-root-orphan-item__default
 068-orphan-dev-extent__default
-032-corrupted-qgroup__qgroup_corrupted"
+032-corrupted-qgroup__qgroup_corrupted
+008-bad-dir-index-name__default_case
+026-bad-dir-item-name__default_case
+067-dupe-filename__default"
 fi
 total=0 clean=0 clean_all=0
 for name in $names; do
