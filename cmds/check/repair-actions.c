@@ -524,6 +524,8 @@ static const struct {
 	{ PR_DIR_ITEM_HASH, repair_names_dir_item_hash, false },
 	{ PR_DIR_ENTRY_DUPLICATE, repair_names_dir_entry_duplicate, false },
 	{ PR_XATTR_INVALID, repair_names_xattr, false },
+	{ PR_DIR_ENTRY_INVALID, repair_names_dir_entry_invalid, false },
+	{ PR_DIR_ENTRY_MISMATCH, repair_names_dir_entry_mismatch, false },
 	{ PR_FILE_EXTENT_HOLE, repair_file_extent_hole, false },
 	{ PR_INODE_MODE_INVALID, repair_inode_mode, false },
 	{ PR_INODE_NLINK, repair_inode_nlink, false },

@@ -37,6 +37,11 @@
 #define DI_SIZE		((u32)sizeof(struct btrfs_dir_item))
 #define REF_SIZE	((u32)sizeof(struct btrfs_inode_ref))
 
+static int any_item_of(struct btrfs_root *root, u64 objectid);
+static bool location_valid(const struct btrfs_dir_item *di);
+static int misplaced_in_dir(struct btrfs_root *root, u64 dir, const u8 *name,
+			    u32 name_len);
+
 /* an item copied out of its leaf */
 struct item_copy {
 	struct btrfs_key key;
@@ -339,12 +344,14 @@ static void index_fix_free(struct index_fix *f)
  * a ref of that index by another name, with a dir item of that name, and
  * its own name has neither) or its inode is (the dir item of its name
  * points to another inode, whose ref holds this index and name, and its
- * own inode has no ref for it).  1 with @f filled, 0 not, <0 error.
+ * own inode has no ref for it, or its location is not one at all).  1
+ * with @f filled, 0 not, <0 error.
  */
 static int index_damaged_copy(struct btrfs_root *root, u64 dir, u64 index,
 			      struct index_fix *f)
 {
 	struct ref_name ref;
+	bool broken;
 	int ret;
 
 	memset(f, 0, sizeof(*f));
@@ -354,8 +361,9 @@ static int index_damaged_copy(struct btrfs_root *root, u64 dir, u64 index,
 		return ret < 0 ? ret : 0;
 	if (!entry_find(&f->idx, NULL, 0, (u64)-1, 0, &f->bad) || f->bad.len != f->idx.size)
 		goto no;
+	broken = !location_valid((const void *)f->idx.data);
 	/* the name: a ref of this index by another name */
-	ret = ref_find(root, f->bad.child, dir, index, NULL, 0, &ref);
+	ret = broken ? 1 : ref_find(root, f->bad.child, dir, index, NULL, 0, &ref);
 	if (ret < 0)
 		goto out;
 	if (ret == 0) {
@@ -386,7 +394,8 @@ static int index_damaged_copy(struct btrfs_root *root, u64 dir, u64 index,
 	if (ret)
 		goto out_not;
 	if (!entry_find(&f->item, f->bad.name, f->bad.name_len, (u64)-1, 0, &f->good) ||
-	    f->good.child == f->bad.child)
+	    (f->good.child == f->bad.child && !broken) ||
+	    !location_valid((const void *)(f->item.data + f->good.off)))
 		goto no;
 	ret = ref_find(root, f->good.child, dir, index, f->bad.name, f->bad.name_len, &ref);
 	if (ret)
@@ -403,9 +412,6 @@ no:
 	return 0;
 }
 
-static int any_item_of(struct btrfs_root *root, u64 objectid);
-static int misplaced_in_dir(struct btrfs_root *root, u64 dir, const u8 *name,
-			    u32 name_len);
 
 /* the dir index (@dir, @index) points to an inode without any item */
 static int index_of_nothing(struct btrfs_root *root, u64 dir, u64 index)
@@ -595,6 +601,58 @@ static int misplaced_in_dir(struct btrfs_root *root, u64 dir, const u8 *name,
 	return ret == 0;
 }
 
+static bool location_broken(const struct btrfs_dir_item *di);
+static int scan_dir_entries(struct btrfs_root *root, u64 dir, u8 type, const u8 *name,
+			    u32 name_len, bool (*want)(const struct btrfs_dir_item *),
+			    struct item_copy *it, struct dir_entry *e);
+
+/*
+ * The dir item entry of @name is missing, or there under that name but
+ * with a location that is no inode: the broken entry (DIR_ENTRY_INVALID)
+ * gives way to the dir index's copy; else rebuilt from the dir index.
+ */
+static int item_from_index(struct repair_ctx *r, struct btrfs_root *root,
+			   const struct problem_ctx *p, const u8 *name, u32 name_len)
+{
+	struct btrfs_key key = { p->inode, BTRFS_DIR_INDEX_KEY, p->index };
+	struct item_copy it, idx;
+	struct dir_entry e, ie;
+	u8 *buf;
+	u32 size;
+	int ret;
+
+	ret = scan_dir_entries(root, p->inode, BTRFS_DIR_ITEM_KEY, name, name_len,
+			       location_broken, &it, &e);
+	if (ret <= 0)
+		return ret < 0 ? ret : repair_dir_item_missing(r, p);
+	ret = item_read(root, &key, &idx);
+	if (ret || !entry_find(&idx, name, name_len, (u64)-1, 0, &ie) ||
+	    !location_valid((const void *)(idx.data + ie.off))) {
+		item_free(&it);
+		item_free(&idx);
+		return ret < 0 ? ret : -EEXIST;
+	}
+	note_entry(r, REPAIR_OP_DELETE, p->root, &it.key, name, name_len, " (no inode)");
+	note_entry(r, REPAIR_OP_INSERT, p->root, &it.key, name, name_len, NULL);
+	ret = 0;
+	if (r->trans) {
+		size = it.size - e.len + ie.len;
+		buf = malloc(size);
+		ret = -ENOMEM;
+		if (buf) {
+			memcpy(buf, it.data, e.off);
+			memcpy(buf + e.off, idx.data + ie.off, ie.len);
+			memcpy(buf + e.off + ie.len, it.data + e.off + e.len,
+			       it.size - e.off - e.len);
+			ret = item_write(r, root, &it.key, buf, size);
+			free(buf);
+		}
+	}
+	item_free(&it);
+	item_free(&idx);
+	return ret;
+}
+
 /*
  * DIR_ITEM_MISSING for @name at @index, found from a dir index: when that
  * dir index is a damaged copy of another link, the fix of that link's
@@ -629,7 +687,7 @@ int repair_names_dir_item_missing(struct repair_ctx *r, const struct problem_ctx
 	ret = misnamed_in_item(root, p->inode, name, name_len, e.child);
 	if (ret)
 		return ret;
-	return repair_dir_item_missing(r, p);
+	return item_from_index(r, root, p, name, name_len);
 }
 
 /* ---- a DIR_ITEM under the wrong hash ---- */
@@ -653,6 +711,7 @@ int repair_names_dir_item_hash(struct repair_ctx *r, const struct problem_ctx *p
 	const u8 *name;
 	u32 name_len;
 	u8 *moved = NULL;
+	bool twice;
 	int ret;
 
 	if (!root)
@@ -684,8 +743,14 @@ int repair_names_dir_item_hash(struct repair_ctx *r, const struct problem_ctx *p
 		}
 		goto out;
 	}
+	/* the right item may hold the entry already: then only one goes */
+	ret = dir_item_has(root, p->inode, name, name_len, e.child);
+	if (ret < 0)
+		goto out;
+	twice = ret;
 	note_entry(r, REPAIR_OP_DELETE, p->root, &from, name, name_len, NULL);
-	note_entry(r, REPAIR_OP_INSERT, p->root, &to, name, name_len, NULL);
+	if (!twice)
+		note_entry(r, REPAIR_OP_INSERT, p->root, &to, name, name_len, NULL);
 	ret = 0;
 	if (!r->trans)
 		goto out;
@@ -696,8 +761,10 @@ int repair_names_dir_item_hash(struct repair_ctx *r, const struct problem_ctx *p
 	}
 	memcpy(moved, it.data + e.off, e.len);
 	ret = item_write(r, root, &from, it.data, entry_cut(&it, &e));
-	if (!ret)
+	if (!ret && !twice)
 		ret = entry_append(r, root, &to, moved, e.len);
+	if (!ret && twice)
+		ret = repair_names_dir_size_add(r, root, p->inode, -(s64)name_len);
 	free(moved);
 out:
 	item_free(&it);
@@ -1139,4 +1206,306 @@ int repair_names_dir_entry_duplicate(struct repair_ctx *r, const struct problem_
 	}
 	item_free(&it);
 	return ret;
+}
+
+/* ---- entries that cannot be followed, types that disagree ---- */
+
+/* what the checker accepts as the target of an entry */
+static bool location_valid(const struct btrfs_dir_item *di)
+{
+	struct btrfs_key loc;
+
+	btrfs_disk_key_to_cpu(&loc, &di->location);
+	return (loc.type == BTRFS_INODE_ITEM_KEY || loc.type == BTRFS_ROOT_ITEM_KEY) &&
+	       loc.objectid >= BTRFS_FIRST_FREE_OBJECTID &&
+	       loc.objectid <= BTRFS_LAST_FREE_OBJECTID;
+}
+
+/*
+ * The first entry of @dir's items of @type named @name (@name_len 0: an
+ * empty name) that @want accepts; its item copied to @it.  1 found, 0
+ * not, <0 error.  Dir items are looked up by hash unless the name is
+ * empty; dir indexes are all read.
+ */
+static int scan_dir_entries(struct btrfs_root *root, u64 dir, u8 type, const u8 *name,
+			    u32 name_len, bool (*want)(const struct btrfs_dir_item *),
+			    struct item_copy *it, struct dir_entry *e)
+{
+	struct btrfs_key key = { dir, type, 0 };
+	struct btrfs_path path;
+	int ret;
+
+	memset(it, 0, sizeof(*it));
+	if (type == BTRFS_DIR_ITEM_KEY && name_len) {
+		u32 from = 0;
+
+		key.offset = btrfs_name_hash((const char *)name, (int)name_len);
+		ret = item_read(root, &key, it);
+		if (ret)
+			return ret < 0 ? ret : 0;
+		while (entry_find(it, name, name_len, (u64)-1, from, e)) {
+			if (!want || want((const void *)(it->data + e->off)))
+				return 1;
+			from = e->off + e->len;
+		}
+		item_free(it);
+		return 0;
+	}
+	ret = btrfs_search_first(root, &key, &path);
+	while (ret == 0) {
+		struct item_copy view;
+		u32 from = 0;
+
+		btrfs_path_key(&path, &key);
+		if (key.objectid != dir || key.type != type) {
+			ret = 1;
+			break;
+		}
+		view.key = key;
+		view.data = (u8 *)btrfs_item_ptr_raw(path.nodes[0], path.slots[0]);
+		view.size = btrfs_item_size(path.nodes[0], path.slots[0]);
+		while (entry_find(&view, name, name_len, (u64)-1, from, e)) {
+			if (!want || want((const void *)(view.data + e->off))) {
+				btrfs_release_path(&path);
+				ret = item_read(root, &key, it);
+				if (ret)
+					return ret < 0 ? ret : 0;
+				return entry_find(it, name, name_len, (u64)-1, e->off, e);
+			}
+			from = e->off + e->len;
+		}
+		ret = btrfs_next_item(root, &path);
+	}
+	btrfs_release_path(&path);
+	return ret < 0 ? ret : 0;
+}
+
+static bool location_broken(const struct btrfs_dir_item *di)
+{
+	return !location_valid(di);
+}
+
+/*
+ * DIR_ENTRY_INVALID: an entry with an empty name, or one whose location
+ * is neither an inode nor a subvolume, leads nowhere a name could: it is
+ * deleted (and the directory's size shrinks by its name).  A dir index
+ * that is the one damaged copy of a link is mended by the DIR_INDEX_MISSING
+ * fix instead; the link's other missing copy is rebuilt from the one left.
+ */
+int repair_names_dir_entry_invalid(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	struct btrfs_root *root = repair_get_root(r, p->root);
+	const char *d = p->detail ? p->detail : "";
+	struct item_copy it;
+	struct dir_entry e;
+	const u8 *name = (const u8 *)"";
+	u32 name_len = 0;
+	u8 type;
+	int ret;
+
+	if (!root)
+		return -ENOENT;
+	if (!strcmp(d, "empty name in a dir item")) {
+		type = BTRFS_DIR_ITEM_KEY;
+		ret = scan_dir_entries(root, p->inode, type, name, 0, NULL, &it, &e);
+	} else if (!strcmp(d, "empty name in a dir index")) {
+		type = BTRFS_DIR_INDEX_KEY;
+		ret = scan_dir_entries(root, p->inode, type, name, 0, NULL, &it, &e);
+	} else if (!strncmp(d, "location (", 10)) {
+		if (!finding_name(p, &name, &name_len))
+			return -EINVAL;
+		type = BTRFS_DIR_ITEM_KEY;
+		ret = scan_dir_entries(root, p->inode, type, name, name_len,
+				       location_broken, &it, &e);
+		if (ret == 0) {
+			type = BTRFS_DIR_INDEX_KEY;
+			ret = scan_dir_entries(root, p->inode, type, name, name_len,
+					       location_broken, &it, &e);
+		}
+	} else {
+		return -EOPNOTSUPP;
+	}
+	if (ret <= 0)
+		return ret < 0 ? ret : 1;	/* gone: an earlier fix did it */
+	if (type == BTRFS_DIR_INDEX_KEY) {
+		ret = handled_by_index_fix(root, p->inode, it.key.offset, e.name,
+					   e.name_len, e.child);
+		if (ret) {
+			item_free(&it);
+			return ret;
+		}
+	} else if (name_len) {
+		/* a good dir index and inode ref: DIR_ITEM_MISSING's copy replaces it */
+		struct item_copy idx;
+		struct dir_entry ie;
+		struct ref_name ref;
+
+		ret = scan_dir_entries(root, p->inode, BTRFS_DIR_INDEX_KEY, name, name_len,
+				       location_valid, &idx, &ie);
+		if (ret > 0) {
+			ret = ref_find(root, ie.child, p->inode, idx.key.offset, name,
+				       name_len, &ref);
+			item_free(&idx);
+			ret = ret < 0 ? ret : !ret;
+		}
+		if (ret) {
+			item_free(&it);
+			return ret;
+		}
+	}
+	note_entry(r, REPAIR_OP_DELETE, p->root, &it.key, e.name, e.name_len,
+		   e.name_len ? NULL : "(empty)");
+	ret = r->trans ? item_write(r, root, &it.key, it.data, entry_cut(&it, &e)) : 0;
+	item_free(&it);
+	if (!ret && name_len)
+		ret = repair_names_dir_size_add(r, root, p->inode, -(s64)name_len);
+	return ret;
+}
+
+/* set the type of the entry @name -> @child in the item at @key */
+static int set_entry_type(struct repair_ctx *r, struct btrfs_root *root,
+			  const struct btrfs_key *key, const u8 *name, u32 name_len,
+			  u64 child, u8 want, int *changed)
+{
+	struct item_copy it;
+	struct btrfs_dir_item *di;
+	struct dir_entry e;
+	char what[64];
+	u8 old;
+	int ret;
+
+	ret = item_read(root, key, &it);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	if (!entry_find(&it, name, name_len, child, 0, &e)) {
+		item_free(&it);
+		return 0;
+	}
+	di = (struct btrfs_dir_item *)(it.data + e.off);
+	old = btrfs_dir_type(di);
+	ret = 0;
+	if ((old & ~BTRFS_FT_ENCRYPTED) != want) {
+		char shown[BTRFS_NAME_LEN + 1];
+
+		name_str(name, name_len, shown, sizeof(shown));
+		snprintf(what, sizeof(what), "%s", type_str(key->type));
+		repair_note(r, REPAIR_OP_CHANGE, true, old & ~BTRFS_FT_ENCRYPTED, want,
+			    "root %llu (%llu %s %llu) name %s type",
+			    (unsigned long long)root->root_key.objectid,
+			    (unsigned long long)key->objectid, what,
+			    (unsigned long long)key->offset, shown);
+		(*changed)++;
+		btrfs_set_dir_type(di, (u8)((old & BTRFS_FT_ENCRYPTED) | want));
+		if (r->trans)
+			ret = item_write(r, root, key, it.data, it.size);
+	}
+	item_free(&it);
+	return ret;
+}
+
+/*
+ * DIR_ENTRY_MISMATCH of the file type: the copy the finding is about (the
+ * dir item, the dir index, both for a subvolume) gets the type of the
+ * inode's mode (a subvolume: a directory).  Indexes that disagree with
+ * the inode ref are not handled here.
+ */
+int repair_names_dir_entry_mismatch(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	struct btrfs_root *root = repair_get_root(r, p->root);
+	const char *d = p->detail ? p->detail : "";
+	struct btrfs_key key = { p->inode, BTRFS_DIR_ITEM_KEY, 0 };
+	struct btrfs_inode_item ii;
+	struct item_copy it;
+	struct dir_entry e;
+	struct btrfs_key loc;
+	struct ref_name ref;
+	const u8 *name;
+	u32 name_len;
+	int ret, changed = 0;
+	bool only_item, subvol;
+	u8 want;
+
+	if (!root)
+		return -ENOENT;
+	if (strncmp(d, "dir item type ", 14) && strncmp(d, "type ", 5) &&
+	    strcmp(d, "points to a subvolume but its type is not dir"))
+		return -EOPNOTSUPP;	/* an index the inode ref disagrees with */
+	if (!finding_name(p, &name, &name_len))
+		return -EINVAL;
+	/*
+	 * One finding per wrong copy: "dir item type X, dir index type Y" is
+	 * the dir item's (the index's type is compared with the inode in its
+	 * own finding), "type X, but inode N is a Y" the dir index's.
+	 */
+	only_item = !strncmp(d, "dir item type ", 14);
+	subvol = !strncmp(d, "points to", 9);
+	/* the target: the dir item's, else the dir index's */
+	ret = scan_dir_entries(root, p->inode, BTRFS_DIR_ITEM_KEY, name, name_len,
+			       location_valid, &it, &e);
+	if (ret == 0)
+		ret = scan_dir_entries(root, p->inode, BTRFS_DIR_INDEX_KEY, name, name_len,
+				       location_valid, &it, &e);
+	if (ret <= 0)
+		return ret < 0 ? ret : -ENOENT;
+	btrfs_disk_key_to_cpu(&loc, &((const struct btrfs_dir_item *)(it.data + e.off))->location);
+	item_free(&it);
+	if (loc.type == BTRFS_ROOT_ITEM_KEY) {
+		want = BTRFS_FT_DIR;
+	} else {
+		ret = btrfs_read_inode(root, loc.objectid, &ii);
+		if (ret)
+			return ret;
+		want = btrfs_mode_to_type(btrfs_inode_mode(&ii));
+		if (want == BTRFS_FT_UNKNOWN)
+			return -EOPNOTSUPP;	/* the mode is the question */
+	}
+	key.offset = btrfs_name_hash((const char *)name, (int)name_len);
+	if (only_item) {
+		ret = set_entry_type(r, root, &key, name, name_len, loc.objectid, want,
+				     &changed);
+		return ret ? ret : changed ? 0 : 1;
+	}
+	/* the dir index: by the inode ref's index, else by reading them all */
+	if (loc.type == BTRFS_INODE_ITEM_KEY &&
+	    !ref_find(root, loc.objectid, p->inode, (u64)-1, name, name_len, &ref)) {
+		struct item_copy rit;
+
+		ret = item_read(root, &(struct btrfs_key){ loc.objectid, ref.extref ?
+				BTRFS_INODE_EXTREF_KEY : BTRFS_INODE_REF_KEY, p->inode }, &rit);
+		if (ret < 0)
+			return ret;
+		key.offset = 0;
+		if (!ret && !ref.extref)
+			key.offset = btrfs_inode_ref_index((const void *)(rit.data + ref.off));
+		item_free(&rit);
+	} else {
+		key.offset = 0;
+	}
+	if (!key.offset) {
+		ret = scan_dir_entries(root, p->inode, BTRFS_DIR_INDEX_KEY, name, name_len,
+				       location_valid, &it, &e);
+		if (ret < 0)
+			return ret;
+		if (ret)
+			key.offset = it.key.offset;
+		item_free(&it);
+	}
+	if (key.offset) {
+		key.type = BTRFS_DIR_INDEX_KEY;
+		ret = set_entry_type(r, root, &key, name, name_len, loc.objectid, want,
+				     &changed);
+		if (ret)
+			return ret;
+	}
+	/* the entry's type is the dir item's when it has no index, and a
+	 * subvolume's entry has one finding for both copies */
+	if (!key.offset || subvol) {
+		key = (struct btrfs_key){ p->inode, BTRFS_DIR_ITEM_KEY,
+					  btrfs_name_hash((const char *)name, (int)name_len) };
+		ret = set_entry_type(r, root, &key, name, name_len, loc.objectid, want,
+				     &changed);
+		if (ret)
+			return ret;
+	}
+	return changed ? 0 : 1;
 }

@@ -11,6 +11,8 @@ int repair_names_dir_item_hash(struct repair_ctx *r, const struct problem_ctx *p
 int repair_names_xattr(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_names_dir_entry_dangling(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_names_dir_entry_duplicate(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_names_dir_entry_invalid(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_names_dir_entry_mismatch(struct repair_ctx *r, const struct problem_ctx *p);
 
 /* add @delta to the size of directory @dir (noted; with a transaction) */
 int repair_names_dir_size_add(struct repair_ctx *r, struct btrfs_root *root, u64 dir,

@@ -1,11 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Repair of a DIR_ITEM whose key is not the hash of a name it holds, each
-# on a fresh copy:
+# Repair of a DIR_ITEM whose key is not the hash of a name it holds, or
+# whose location is broken, each on a fresh copy:
 #  - the key of "two"'s dir item changed: the entry moves to its hash;
 #  - one byte of the name in the dir item changed ("Two"): the inode ref
 #    holds "two", which hashes to the key, so the entry is renamed back;
+#  - the location's key type changed: the entry is replaced by a copy of
+#    the dir index's;
 #  - two names share one dir item (mkfs --rootdir of two names with one
 #    hash), and the second file's name changed in all three copies (the
 #    case of btrfs-progs' 026-bad-dir-item-name): the entry moves out of
@@ -53,6 +55,17 @@ check_fixed "$IMG" \
 	"DIR_ITEM_HASH | insert root 5 ($FS_INO_DIR DIR_ITEM $hash) name two"
 repair_changes "$TEST_TMP/repair.json" | grep -v "^DIR_ITEM_HASH " | grep -v "nothing: right" &&
 	fail "changes beyond the dir item"
+
+# the key type of the location in "two"'s dir item: the entry gives way to
+# a copy of the dir index's
+IMG=$(fs_base_image) || exit
+fs_edit set-item 5 "$FS_INO_DIR" 84 $hash 8 1 0x55
+expect_fs_codes "$IMG" DIR_ENTRY_INVALID DIR_ITEM_MISSING
+check_fixed "$IMG" \
+	"DIR_ITEM_MISSING | delete root 5 ($FS_INO_DIR DIR_ITEM $hash) name two (no inode)" \
+	"DIR_ITEM_MISSING | insert root 5 ($FS_INO_DIR DIR_ITEM $hash) name two"
+[ "$(python3 "$EDIT" "$IMG" get-item 5 "$FS_INO_DIR" 84 $hash 8 1)" = 1 ] ||
+	fail "the dir item location is not an inode again"
 
 # out of a shared dir item
 a=abcdefgh
