@@ -1509,3 +1509,51 @@ int repair_names_dir_entry_mismatch(struct repair_ctx *r, const struct problem_c
 	}
 	return changed ? 0 : 1;
 }
+
+/*
+ * For the inode ref actions: an entry with no inode ref (INODE_REF_MISSING:
+ * dir p->inode, name, index p->index, inode p->found) that is the damaged
+ * copy of another link — a dir index mended by DIR_INDEX_MISSING, a dir
+ * item entry under a wrong hash renamed or moved by DIR_ITEM_HASH — or
+ * that such a fix already replaced, needs no inode ref.
+ */
+int repair_names_entry_is_damaged_copy(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	struct btrfs_root *root = repair_get_root(r, p->root);
+	const u8 *name;
+	u32 name_len;
+	int ret;
+
+	if (!root)
+		return -ENOENT;
+	if (!finding_name(p, &name, &name_len))
+		return 0;
+	if (!p->index) {
+		ret = misplaced_in_dir(root, p->inode, name, name_len);
+		if (ret)
+			return ret;
+		/* not under its own hash either: renamed or moved before */
+		ret = dir_item_has(root, p->inode, name, name_len, p->found);
+		return ret < 0 ? ret : !ret;
+	}
+	ret = handled_by_index_fix(root, p->inode, p->index, name, name_len, p->found);
+	if (ret)
+		return ret;
+	/* gone from the dir index and from the dir items: mended before */
+	{
+		struct item_copy idx;
+		struct dir_entry e;
+		bool there;
+
+		ret = item_read(root, &(struct btrfs_key){ p->inode, BTRFS_DIR_INDEX_KEY,
+				p->index }, &idx);
+		if (ret < 0)
+			return ret;
+		there = !ret && entry_find(&idx, name, name_len, p->found, 0, &e);
+		item_free(&idx);
+		if (there)
+			return 0;
+	}
+	ret = dir_item_has(root, p->inode, name, name_len, p->found);
+	return ret < 0 ? ret : !ret;
+}

@@ -14,6 +14,13 @@ int repair_names_dir_entry_duplicate(struct repair_ctx *r, const struct problem_
 int repair_names_dir_entry_invalid(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_names_dir_entry_mismatch(struct repair_ctx *r, const struct problem_ctx *p);
 
+/*
+ * For the inode ref actions (INODE_REF_MISSING): 1 when the entry of the
+ * finding is a damaged copy of another link that a name fix mends (or
+ * mended already), so no inode ref must be added for it; 0 not, <0 error.
+ */
+int repair_names_entry_is_damaged_copy(struct repair_ctx *r, const struct problem_ctx *p);
+
 /* add @delta to the size of directory @dir (noted; with a transaction) */
 int repair_names_dir_size_add(struct repair_ctx *r, struct btrfs_root *root, u64 dir,
 			      s64 delta);
