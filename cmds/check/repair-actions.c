@@ -517,6 +517,7 @@ static const struct {
 	{ PR_FREE_SPACE_CACHE_INVALID, fix_free_space_cache, true },
 	/* structural fixes first: the counters below are recounted after them */
 	{ PR_INODE_ITEM_MISSING, repair_inode_item_missing, false },
+	{ PR_INODE_INVALID, repair_names_inode_invalid, false },
 	/* a dangling dir index goes before a missing one takes its place */
 	{ PR_DIR_ENTRY_DANGLING, repair_names_dir_entry_dangling, false },
 	{ PR_DIR_INDEX_MISSING, repair_names_dir_index_missing, false },

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "repair-inode.h"
+#include "repair-names.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/disk-io.h"
@@ -109,6 +110,10 @@ int repair_file_extent_hole(struct repair_ctx *r, const struct problem_ctx *p)
 		return -ENOENT;
 	if (btrfs_fs_incompat(r->fs_info, BTRFS_FEATURE_INCOMPAT_NO_HOLES))
 		return -EOPNOTSUPP;	/* holes need no items there */
+	/* a "file" with dir entries: INODE_INVALID's fix makes it a directory */
+	ret = repair_names_has_dir_entries(root, p->inode);
+	if (ret)
+		return ret < 0 ? ret : 1;
 	btrfs_init_path(&path);
 	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
 	btrfs_release_path(&path);

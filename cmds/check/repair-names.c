@@ -1455,6 +1455,12 @@ int repair_names_dir_entry_mismatch(struct repair_ctx *r, const struct problem_c
 		ret = btrfs_read_inode(root, loc.objectid, &ii);
 		if (ret)
 			return ret;
+		/* entries under a non-directory: INODE_INVALID's fix decides */
+		if ((btrfs_inode_mode(&ii) & 0170000) != 0040000) {
+			ret = repair_names_has_dir_entries(root, loc.objectid);
+			if (ret)
+				return ret < 0 ? ret : 1;
+		}
 		want = btrfs_mode_to_type(btrfs_inode_mode(&ii));
 		if (want == BTRFS_FT_UNKNOWN)
 			return -EOPNOTSUPP;	/* the mode is the question */
@@ -1556,4 +1562,125 @@ int repair_names_entry_is_damaged_copy(struct repair_ctx *r, const struct proble
 	}
 	ret = dir_item_has(root, p->inode, name, name_len, p->found);
 	return ret < 0 ? ret : !ret;
+}
+
+/* ---- an inode with entries that is not a directory ---- */
+
+/* does @ino hold dir items or dir indexes?  1 yes, 0 no, <0 error */
+int repair_names_has_dir_entries(struct btrfs_root *root, u64 ino)
+{
+	struct btrfs_key key = { ino, BTRFS_DIR_ITEM_KEY, 0 };
+	struct btrfs_path path;
+	int ret;
+
+	ret = btrfs_search_first(root, &key, &path);
+	if (ret == 0) {
+		btrfs_path_key(&path, &key);
+		ret = key.objectid == ino &&
+		      (key.type == BTRFS_DIR_ITEM_KEY || key.type == BTRFS_DIR_INDEX_KEY);
+	} else if (ret > 0) {
+		ret = 0;
+	}
+	btrfs_release_path(&path);
+	return ret;
+}
+
+/* does @ino have an item of @type?  1 yes, 0 no, <0 error */
+static int has_item_type(struct btrfs_root *root, u64 ino, u8 type)
+{
+	struct btrfs_key key = { ino, type, 0 };
+	struct btrfs_path path;
+	int ret;
+
+	ret = btrfs_search_first(root, &key, &path);
+	if (ret == 0) {
+		btrfs_path_key(&path, &key);
+		ret = key.objectid == ino && key.type == type;
+	} else if (ret > 0) {
+		ret = 0;
+	}
+	btrfs_release_path(&path);
+	return ret;
+}
+
+/* the file type the dir index of @ino's first name gives it (0: none) */
+static int type_by_first_name(struct btrfs_root *root, u64 ino, u8 *type)
+{
+	struct btrfs_key key = { ino, BTRFS_INODE_REF_KEY, 0 };
+	struct btrfs_path path;
+	struct item_copy idx;
+	struct dir_entry e;
+	u64 parent, index;
+	int ret;
+
+	*type = 0;
+	ret = btrfs_search_first(root, &key, &path);
+	if (ret) {
+		btrfs_release_path(&path);
+		return ret < 0 ? ret : 0;
+	}
+	btrfs_path_key(&path, &key);
+	if (key.objectid != ino || key.type != BTRFS_INODE_REF_KEY ||
+	    btrfs_item_size(path.nodes[0], path.slots[0]) < REF_SIZE) {
+		btrfs_release_path(&path);
+		return 0;
+	}
+	parent = key.offset;
+	index = btrfs_inode_ref_index(btrfs_item_ptr(path.nodes[0], path.slots[0],
+						     struct btrfs_inode_ref));
+	btrfs_release_path(&path);
+	ret = item_read(root, &(struct btrfs_key){ parent, BTRFS_DIR_INDEX_KEY, index }, &idx);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	if (entry_find(&idx, NULL, 0, ino, 0, &e))
+		*type = btrfs_dir_type((const void *)(idx.data + e.off)) & ~BTRFS_FT_ENCRYPTED;
+	item_free(&idx);
+	return 0;
+}
+
+/*
+ * INODE_INVALID "has dir entries but is not a directory" (and the tree's
+ * root directory with another mode): when the inode has no file extent
+ * and the dir index of its first name calls it a directory (the root
+ * directory needs no name), its mode's file type is what broke: it
+ * becomes a directory, permission bits kept.  Otherwise which is wrong
+ * (the mode or the entries) is not known and nothing is changed.
+ */
+int repair_names_inode_invalid(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	struct btrfs_root *root = repair_get_root(r, p->root);
+	const char *d = p->detail ? p->detail : "";
+	struct btrfs_inode_item ii;
+	bool root_dir = !strcmp(d, "the tree's root directory is not a directory");
+	u32 mode, want;
+	u8 type;
+	int ret;
+
+	if (!root)
+		return -ENOENT;
+	if (!root_dir && strcmp(d, "has dir entries but is not a directory"))
+		return -EOPNOTSUPP;
+	ret = btrfs_read_inode(root, p->inode, &ii);
+	if (ret)
+		return ret;
+	mode = btrfs_inode_mode(&ii);
+	if ((mode & 0170000) == 0040000)
+		return 1;
+	ret = has_item_type(root, p->inode, BTRFS_EXTENT_DATA_KEY);
+	if (ret)
+		return ret < 0 ? ret : -EOPNOTSUPP;	/* data: a file after all? */
+	if (!root_dir) {
+		ret = type_by_first_name(root, p->inode, &type);
+		if (ret)
+			return ret;
+		if (type != BTRFS_FT_DIR)
+			return -EOPNOTSUPP;
+	}
+	want = 0040000 | (mode & 07777);
+	repair_note(r, REPAIR_OP_CHANGE, true, mode, want, "root %llu (%llu INODE_ITEM 0) mode",
+		    (unsigned long long)p->root, (unsigned long long)p->inode);
+	if (!r->trans)
+		return 0;
+	btrfs_set_inode_mode(&ii, want);
+	return btrfs_update_inode(r->trans, root, p->inode, &ii);
 }

@@ -13,6 +13,10 @@ int repair_names_dir_entry_dangling(struct repair_ctx *r, const struct problem_c
 int repair_names_dir_entry_duplicate(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_names_dir_entry_invalid(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_names_dir_entry_mismatch(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_names_inode_invalid(struct repair_ctx *r, const struct problem_ctx *p);
+
+/* does inode @ino hold dir items or dir indexes?  1 yes, 0 no, <0 error */
+int repair_names_has_dir_entries(struct btrfs_root *root, u64 ino);
 
 /*
  * For the inode ref actions (INODE_REF_MISSING): 1 when the entry of the
