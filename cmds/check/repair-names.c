@@ -843,6 +843,19 @@ int repair_names_xattr(struct repair_ctx *r, const struct problem_ctx *p)
 		item_free(&it);
 		return 1;
 	}
+	{
+		/* the xattr there already: which value is right is not known */
+		struct item_copy there;
+		struct dir_entry te;
+
+		ret = item_read(root, &to, &there);
+		if (ret < 0 || (!ret && entry_find(&there, name, name_len, (u64)-1, 0, &te))) {
+			item_free(&there);
+			item_free(&it);
+			return ret < 0 ? ret : -EEXIST;
+		}
+		item_free(&there);
+	}
 	note_entry(r, REPAIR_OP_DELETE, p->root, &from, name, name_len, NULL);
 	note_entry(r, REPAIR_OP_INSERT, p->root, &to, name, name_len, NULL);
 	ret = 0;
