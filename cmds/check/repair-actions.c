@@ -18,6 +18,7 @@
 #include "repair-inode.h"
 #include "repair-chunks.h"
 #include "repair-tree-block.h"
+#include "repair-names.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/block-group.h"
 #include "kernel-shared/ctree.h"
@@ -566,9 +567,16 @@ static const struct {
 	/* structural fixes first: the counters below are recounted after them */
 	{ PR_FS_TREE_UNKNOWN_KEY, repair_unknown_key, false },
 	{ PR_INODE_ITEM_MISSING, repair_inode_item_missing, false },
-	{ PR_DIR_INDEX_MISSING, repair_dir_index_missing, false },
-	{ PR_DIR_ITEM_MISSING, repair_dir_item_missing, false },
-	{ PR_DIR_ITEM_HASH, repair_dir_item_hash, false },
+	{ PR_INODE_INVALID, repair_names_inode_invalid, false },
+	/* a dangling dir index goes before a missing one takes its place */
+	{ PR_DIR_ENTRY_DANGLING, repair_names_dir_entry_dangling, false },
+	{ PR_DIR_INDEX_MISSING, repair_names_dir_index_missing, false },
+	{ PR_DIR_ITEM_MISSING, repair_names_dir_item_missing, false },
+	{ PR_DIR_ITEM_HASH, repair_names_dir_item_hash, false },
+	{ PR_DIR_ENTRY_DUPLICATE, repair_names_dir_entry_duplicate, false },
+	{ PR_XATTR_INVALID, repair_names_xattr, false },
+	{ PR_DIR_ENTRY_INVALID, repair_names_dir_entry_invalid, false },
+	{ PR_DIR_ENTRY_MISMATCH, repair_names_dir_entry_mismatch, false },
 	{ PR_FILE_EXTENT_INVALID, repair_file_extent_invalid, false },
 	{ PR_FILE_EXTENT_HOLE, repair_file_extent_hole, false },
 	{ PR_INODE_MODE_INVALID, repair_inode_mode, false },

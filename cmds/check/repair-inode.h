@@ -32,7 +32,6 @@ int repair_block_group_used(struct repair_ctx *r, const struct problem_ctx *p);
 /* repair-actions.c: used recounted from the extent items */
 int fix_block_group_used(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_file_extent_hole(struct repair_ctx *r, const struct problem_ctx *p);
-int repair_dir_item_hash(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_super_field(struct repair_ctx *r, const struct problem_ctx *p);
 
 /* repair-roots.c */

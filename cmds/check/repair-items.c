@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "repair-inode.h"
+#include "repair-names.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/disk-io.h"
@@ -109,6 +110,10 @@ int repair_file_extent_hole(struct repair_ctx *r, const struct problem_ctx *p)
 		return -ENOENT;
 	if (btrfs_fs_incompat(r->fs_info, BTRFS_FEATURE_INCOMPAT_NO_HOLES))
 		return -EOPNOTSUPP;	/* holes need no items there */
+	/* a "file" with dir entries: INODE_INVALID's fix makes it a directory */
+	ret = repair_names_has_dir_entries(root, p->inode);
+	if (ret)
+		return ret < 0 ? ret : 1;
 	btrfs_init_path(&path);
 	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
 	btrfs_release_path(&path);
@@ -121,73 +126,6 @@ int repair_file_extent_hole(struct repair_ctx *r, const struct problem_ctx *p)
 	if (!r->trans)
 		return 0;
 	return btrfs_insert_file_extent(r->trans, root, p->inode, p->bytenr, &fe);
-}
-
-/*
- * DIR_ITEM_HASH: the entry moves to the key its name hashes to, when it
- * is the only entry of its item (the name must be printable to be found).
- */
-int repair_dir_item_hash(struct repair_ctx *r, const struct problem_ctx *p)
-{
-	struct btrfs_root *root = repair_get_root(r, p->root);
-	struct btrfs_key from = { p->inode, BTRFS_DIR_ITEM_KEY, p->found };
-	struct btrfs_key to = { p->inode, BTRFS_DIR_ITEM_KEY, p->expected };
-	u8 buf[sizeof(struct btrfs_dir_item) + BTRFS_NAME_LEN];
-	const struct btrfs_dir_item *di;
-	size_t name_len = p->name ? strlen(p->name) : 0;
-	struct btrfs_path path;
-	u32 size;
-	int ret;
-
-	if (!root)
-		return -ENOENT;
-	if (!name_len || name_len > BTRFS_NAME_LEN ||
-	    btrfs_name_hash(p->name, (int)name_len) != p->expected)
-		return -EINVAL;
-	btrfs_init_path(&path);
-	ret = repair_search(r, root, &from, &path);
-	if (ret) {
-		btrfs_release_path(&path);
-		return ret < 0 ? ret : -ENOENT;
-	}
-	size = btrfs_item_size(path.nodes[0], path.slots[0]);
-	di = btrfs_item_ptr(path.nodes[0], path.slots[0], struct btrfs_dir_item);
-	if (size != sizeof(*di) + name_len || btrfs_dir_name_len(di) != name_len ||
-	    btrfs_dir_data_len(di) || memcmp(di + 1, p->name, name_len)) {
-		btrfs_release_path(&path);
-		return -EOPNOTSUPP;	/* shared with other names: not moved */
-	}
-	memcpy(buf, di, size);
-	repair_note(r, REPAIR_OP_DELETE, false, 0, 0, "root %llu (%llu DIR_ITEM %llu) name %s",
-		    (unsigned long long)p->root, (unsigned long long)p->inode,
-		    (unsigned long long)p->found, p->name);
-	repair_note(r, REPAIR_OP_INSERT, false, 0, 0, "root %llu (%llu DIR_ITEM %llu) name %s",
-		    (unsigned long long)p->root, (unsigned long long)p->inode,
-		    (unsigned long long)p->expected, p->name);
-	if (r->trans)
-		ret = btrfs_del_item(r->trans, root, &path);
-	btrfs_release_path(&path);
-	if (ret || !r->trans)
-		return ret;
-	btrfs_init_path(&path);
-	ret = btrfs_search_slot(r->trans, root, &to, &path, (int)size, 1);
-	if (ret == 0) {
-		/* a name of the same hash exists: append to its item */
-		u32 old = btrfs_item_size(path.nodes[0], path.slots[0]);
-
-		btrfs_extend_item(&path, size);
-		btrfs_write_item_data(&path, old, buf, size);
-		btrfs_mark_buffer_dirty(r->trans, path.nodes[0]);
-		ret = 0;
-	} else if (ret > 0) {
-		ret = btrfs_insert_empty_item(r->trans, root, &path, &to, size);
-		if (!ret) {
-			btrfs_write_item_data(&path, 0, buf, size);
-			btrfs_mark_buffer_dirty(r->trans, path.nodes[0]);
-		}
-	}
-	btrfs_release_path(&path);
-	return ret;
 }
 
 /*

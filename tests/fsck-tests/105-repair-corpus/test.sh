@@ -50,7 +50,10 @@ REPAIRED="004-no-dir-index__default_case
 003-shift-offsets__default_case
 041-invalid-root-generation__default_case
 053-bad-metadata-level__default
-069-unknown-fs-tree-key__unknown_key_empty"
+069-unknown-fs-tree-key__unknown_key_empty
+008-bad-dir-index-name__default_case
+026-bad-dir-item-name__default_case
+067-dupe-filename__default"
 
 # kernel_workload IMG NAME: the kernel mounts the repaired image read-write,
 # every file reads back (when its data checksums verify: btrfs-image
@@ -94,7 +97,10 @@ else
 063-log-missing-csum__default
 001-bad-file-extent-bytenr__default_case
 027-bad-extent-inline-ref-type__bad-extent-inline-ref-type
-002-bad-transid__default_case"
+002-bad-transid__default_case
+008-bad-dir-index-name__default_case
+026-bad-dir-item-name__default_case
+067-dupe-filename__default"
 fi
 total=0 clean=0 clean_all=0
 for name in $names; do
