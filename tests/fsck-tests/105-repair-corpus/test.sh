@@ -49,7 +49,6 @@ REPAIRED="004-no-dir-index__default_case
 002-bad-transid__default_case
 003-shift-offsets__default_case
 041-invalid-root-generation__default_case
-053-bad-metadata-level__default
 069-unknown-fs-tree-key__unknown_key_empty
 008-bad-dir-index-name__default_case
 026-bad-dir-item-name__default_case
