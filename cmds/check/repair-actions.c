@@ -16,6 +16,7 @@
 #include <string.h>
 #include "repair.h"
 #include "repair-inode.h"
+#include "repair-refs.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/block-group.h"
 #include "kernel-shared/ctree.h"
@@ -521,11 +522,15 @@ static const struct {
 	{ PR_DIR_ITEM_HASH, repair_dir_item_hash, false },
 	{ PR_FILE_EXTENT_HOLE, repair_file_extent_hole, false },
 	{ PR_INODE_MODE_INVALID, repair_inode_mode, false },
-	{ PR_INODE_NLINK, repair_inode_nlink, false },
+	{ PR_INODE_REF_INVALID, repair_inode_ref_invalid, false },
+	{ PR_INODE_REF_MISSING, repair_inode_ref_missing, false },
+	{ PR_INODE_REF_UNMATCHED, repair_inode_ref_unmatched, false },
+	{ PR_DIR_REFS, repair_dir_refs, false },
+	{ PR_INODE_NLINK, repair_inode_nlink_or_lost, false },
 	{ PR_INODE_NO_ORPHAN, repair_inode_no_orphan, false },
 	{ PR_ORPHAN_ITEM_INVALID, repair_orphan_item, true },
 	{ PR_INODE_CACHE_DEPRECATED, repair_inode_cache, true },
-	{ PR_DIR_NLINK, repair_inode_nlink, true },
+	{ PR_DIR_NLINK, repair_dir_nlink, true },
 	{ PR_INODE_NBYTES, repair_inode_nbytes, true },
 	{ PR_DIR_ISIZE, repair_dir_isize, true },
 	{ PR_INODE_FLAGS_INVALID, repair_inode_flags, false },

@@ -161,7 +161,7 @@ static int has_items(struct btrfs_root *root, u64 objectid, u8 type)
  * The names of inode @ino: the entries of its INODE_REF and INODE_EXTREF
  * items.  With @parent, @index and @name: the first of them.
  */
-static int count_names(struct btrfs_root *root, u64 ino, u64 *count, u64 *parent,
+int repair_count_names(struct btrfs_root *root, u64 ino, u64 *count, u64 *parent,
 		       u64 *index)
 {
 	struct btrfs_key key = { ino, BTRFS_INODE_REF_KEY, 0 };
@@ -237,7 +237,7 @@ int repair_inode_nlink(struct repair_ctx *r, const struct problem_ctx *p)
 	    has_items(root, p->inode, BTRFS_DIR_ITEM_KEY) > 0) {
 		q.expected = 1;
 	} else {
-		ret = count_names(root, p->inode, &q.expected, NULL, NULL);
+		ret = repair_count_names(root, p->inode, &q.expected, NULL, NULL);
 		if (ret)
 			return ret;
 		if (!q.expected)
@@ -278,7 +278,7 @@ static u32 inode_fmt(struct btrfs_root *root, u64 ino)
 	struct btrfs_path path;
 	u32 fmt = 0;
 
-	if (!count_names(root, ino, &count, &parent, &index) && count) {
+	if (!repair_count_names(root, ino, &count, &parent, &index) && count) {
 		struct btrfs_key key = { parent, BTRFS_DIR_INDEX_KEY, index };
 
 		btrfs_init_path(&path);
@@ -468,7 +468,7 @@ int repair_inode_item_missing(struct repair_ctx *r, const struct problem_ctx *p)
 	fmt = inode_fmt(root, p->inode);
 	if (!fmt)
 		return -ENODATA;
-	ret = count_names(root, p->inode, &names, NULL, NULL);
+	ret = repair_count_names(root, p->inode, &names, NULL, NULL);
 	if (ret)
 		return ret;
 	if (fmt == 0040000) {

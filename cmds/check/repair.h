@@ -71,6 +71,10 @@ struct repair_ctx {
 	struct btrfs_root **roots;
 	size_t nr_roots;
 	size_t alloc_roots;
+	/* dry run: the lost+found directories the plan made (repair-lost-found.c) */
+	struct repair_planned_dir *planned_dirs;
+	size_t nr_planned_dirs;
+	size_t alloc_planned_dirs;
 };
 
 typedef int (*repair_fn)(struct repair_ctx *r, const struct problem_ctx *p);
