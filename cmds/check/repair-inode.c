@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <time.h>
 #include "repair-inode.h"
+#include "repair-lost-found.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/inode.h"
@@ -348,6 +349,10 @@ int repair_dir_isize(struct repair_ctx *r, const struct problem_ctx *p)
 		return -ENOENT;
 	ret = repair_count_dir_size(r, root, p->inode, &q.expected);
 	if (ret)
+		return ret;
+	/* a dry run: what earlier planned fixes did to the directory counts */
+	ret = repair_plan_dir_isize(r, root, p->inode, q.expected);
+	if (ret != -ENOENT)
 		return ret;
 	return fix_fields(r, &q, f, 1, rule_expected);
 }

@@ -36,6 +36,7 @@ struct repair_planned_dir {
 	u64 root;
 	u64 ino;
 	u64 size;
+	u64 disk_size;		/* the size on disk (0: made by the plan) */
 	u64 next_index;
 	bool lost_found;	/* made by the plan as lost+found */
 };
@@ -68,7 +69,7 @@ static struct repair_planned_dir *plan_dir(struct repair_ctx *r, u64 root, u64 i
 	if (ARRAY_RESERVE(r->planned_dirs, r->alloc_planned_dirs, r->nr_planned_dirs + 1, 4))
 		return NULL;
 	d = &r->planned_dirs[r->nr_planned_dirs++];
-	*d = (struct repair_planned_dir){ root, ino, size, next_index, false };
+	*d = (struct repair_planned_dir){ root, ino, size, size, next_index, false };
 	return d;
 }
 
@@ -273,6 +274,24 @@ int repair_dir_size_add(struct repair_ctx *r, struct btrfs_root *root, u64 dir,
 	}
 	btrfs_set_inode_size(&ii, want);
 	return btrfs_update_inode(r->trans, root, dir, &ii);
+}
+
+int repair_plan_dir_isize(struct repair_ctx *r, struct btrfs_root *root, u64 dir,
+			  u64 counted)
+{
+	struct repair_planned_dir *d = r->trans ? NULL : planned_dir(r, root->root_key.objectid, dir);
+	u64 want;
+
+	if (!d)
+		return -ENOENT;
+	/* the entries counted on disk, and those the plan added or removed */
+	want = counted + d->size - d->disk_size;
+	if (want == d->size)
+		return 1;
+	repair_note(r, REPAIR_OP_CHANGE, true, d->size, want, "root %llu (%llu INODE_ITEM 0) size",
+		    (unsigned long long)root->root_key.objectid, (unsigned long long)dir);
+	d->size = want;
+	return 0;
 }
 
 /* the next index of @dir, counting what the dry run planned */

@@ -59,4 +59,12 @@ int repair_cut_entry(struct repair_ctx *r, struct btrfs_root *root,
 int repair_dir_size_add(struct repair_ctx *r, struct btrfs_root *root, u64 dir,
 			s64 delta);
 
+/*
+ * Dry run: DIR_ISIZE of a directory an earlier planned fix grew or
+ * shrank; @counted is what its entries on disk give.  -ENOENT when the
+ * plan did not touch it, 1 nothing to change, 0 noted.
+ */
+int repair_plan_dir_isize(struct repair_ctx *r, struct btrfs_root *root, u64 dir,
+			  u64 counted);
+
 #endif

@@ -38,7 +38,9 @@ REPAIRED="004-no-dir-index__default_case
 068-orphan-dev-extent__default
 071-orphan-fst-entry__orphan_fst_entries
 032-corrupted-qgroup__qgroup_corrupted
-034-bad-inode-flags__default_case"
+034-bad-inode-flags__default_case
+039-bad-inode-mode__bad_imodes_in_subvolume_tree
+049-dir-hard-link__default"
 
 # kernel_workload IMG NAME: the kernel mounts the repaired image read-write,
 # every file reads back (when its data checksums verify: btrfs-image
