@@ -31,14 +31,16 @@
 /* "<ino>.<n>": how many suffixes are tried before giving up */
 #define LOST_FOUND_SUFFIXES	1000
 
-/* a directory the dry run made or grew: what the tree would hold */
+/* an inode the dry run changed: what the tree would hold */
 struct repair_planned_dir {
 	u64 root;
 	u64 ino;
-	u64 size;
-	u64 disk_size;		/* the size on disk (0: made by the plan) */
-	u64 next_index;
+	s64 names;		/* names planned to be added (< 0: removed) */
+	bool dir;		/* the fields below are valid */
 	bool lost_found;	/* made by the plan as lost+found */
+	u64 size;
+	s64 entry_bytes;	/* name bytes of the entries planned (< 0: removed) */
+	u64 next_index;
 };
 
 void repair_lost_found_release(struct repair_ctx *r)
@@ -48,7 +50,7 @@ void repair_lost_found_release(struct repair_ctx *r)
 	r->nr_planned_dirs = r->alloc_planned_dirs = 0;
 }
 
-static struct repair_planned_dir *planned_dir(struct repair_ctx *r, u64 root, u64 ino)
+static struct repair_planned_dir *planned_inode(struct repair_ctx *r, u64 root, u64 ino)
 {
 	size_t i;
 
@@ -59,18 +61,60 @@ static struct repair_planned_dir *planned_dir(struct repair_ctx *r, u64 root, u6
 	return NULL;
 }
 
-static struct repair_planned_dir *plan_dir(struct repair_ctx *r, u64 root, u64 ino,
-					   u64 size, u64 next_index)
+static struct repair_planned_dir *planned_dir(struct repair_ctx *r, u64 root, u64 ino)
 {
-	struct repair_planned_dir *d = planned_dir(r, root, ino);
+	struct repair_planned_dir *d = planned_inode(r, root, ino);
+
+	return d && d->dir ? d : NULL;
+}
+
+static struct repair_planned_dir *plan_inode(struct repair_ctx *r, u64 root, u64 ino)
+{
+	struct repair_planned_dir *d = planned_inode(r, root, ino);
 
 	if (d)
 		return d;
 	if (ARRAY_RESERVE(r->planned_dirs, r->alloc_planned_dirs, r->nr_planned_dirs + 1, 4))
 		return NULL;
 	d = &r->planned_dirs[r->nr_planned_dirs++];
-	*d = (struct repair_planned_dir){ root, ino, size, size, next_index, false };
+	memset(d, 0, sizeof(*d));
+	d->root = root;
+	d->ino = ino;
 	return d;
+}
+
+static struct repair_planned_dir *plan_dir(struct repair_ctx *r, u64 root, u64 ino,
+					   u64 size, u64 next_index)
+{
+	struct repair_planned_dir *d = plan_inode(r, root, ino);
+
+	if (d && !d->dir) {
+		d->dir = true;
+		d->size = size;
+		d->next_index = next_index;
+	}
+	return d;
+}
+
+int repair_plan_names(struct repair_ctx *r, u64 root, u64 ino, s64 delta)
+{
+	struct repair_planned_dir *d;
+
+	if (r->trans)
+		return 0;
+	d = plan_inode(r, root, ino);
+	if (!d)
+		return -ENOMEM;
+	d->names += delta;
+	return 0;
+}
+
+u64 repair_names_now(struct repair_ctx *r, u64 root, u64 on_disk, u64 ino)
+{
+	struct repair_planned_dir *d = r->trans ? NULL : planned_inode(r, root, ino);
+	s64 n = (s64)on_disk + (d ? d->names : 0);
+
+	return n > 0 ? (u64)n : 0;
 }
 
 /* ---- names ---- */
@@ -239,6 +283,21 @@ int repair_cut_entry(struct repair_ctx *r, struct btrfs_root *root,
 	return 0;
 }
 
+/* dry run: the plan's record of directory @dir (made on first use) */
+static struct repair_planned_dir *plan_existing_dir(struct repair_ctx *r,
+						    struct btrfs_root *root, u64 dir,
+						    u64 size)
+{
+	struct repair_planned_dir *d = planned_dir(r, root->root_key.objectid, dir);
+	u64 next;
+
+	if (d)
+		return d;
+	if (repair_next_dir_index(root, dir, &next))
+		return NULL;
+	return plan_dir(r, root->root_key.objectid, dir, size, next);
+}
+
 int repair_dir_size_add(struct repair_ctx *r, struct btrfs_root *root, u64 dir,
 			s64 delta)
 {
@@ -259,21 +318,59 @@ int repair_dir_size_add(struct repair_ctx *r, struct btrfs_root *root, u64 dir,
 	repair_note(r, REPAIR_OP_CHANGE, true, old, want, "root %llu (%llu INODE_ITEM 0) size",
 		    (unsigned long long)root->root_key.objectid, (unsigned long long)dir);
 	if (!r->trans) {
-		if (!d) {
-			u64 next;
-
-			ret = repair_next_dir_index(root, dir, &next);
-			if (ret)
-				return ret;
-			d = plan_dir(r, root->root_key.objectid, dir, old, next);
-			if (!d)
-				return -ENOMEM;
-		}
+		d = d ? d : plan_existing_dir(r, root, dir, old);
+		if (!d)
+			return -ENOMEM;
 		d->size = want;
+		d->entry_bytes += delta;
 		return 0;
 	}
 	btrfs_set_inode_size(&ii, want);
 	return btrfs_update_inode(r->trans, root, dir, &ii);
+}
+
+int repair_plan_dir_entries(struct repair_ctx *r, struct btrfs_root *root, u64 dir,
+			    s64 delta)
+{
+	struct repair_planned_dir *d;
+	struct btrfs_inode_item ii;
+	int ret;
+
+	if (r->trans)
+		return 0;
+	d = planned_dir(r, root->root_key.objectid, dir);
+	if (!d) {
+		ret = btrfs_read_inode(root, dir, &ii);
+		if (ret)
+			return ret;
+		d = plan_existing_dir(r, root, dir, btrfs_inode_size(&ii));
+		if (!d)
+			return -ENOMEM;
+	}
+	d->entry_bytes += delta;
+	return 0;
+}
+
+int repair_take_dir_index(struct repair_ctx *r, struct btrfs_root *root, u64 dir,
+			  u64 *index)
+{
+	struct repair_planned_dir *d;
+	struct btrfs_inode_item ii;
+	int ret;
+
+	if (r->trans)
+		return repair_next_dir_index(root, dir, index);
+	d = planned_dir(r, root->root_key.objectid, dir);
+	if (!d) {
+		ret = btrfs_read_inode(root, dir, &ii);
+		if (ret)
+			return ret;
+		d = plan_existing_dir(r, root, dir, btrfs_inode_size(&ii));
+		if (!d)
+			return -ENOMEM;
+	}
+	*index = d->next_index++;
+	return 0;
 }
 
 int repair_plan_dir_isize(struct repair_ctx *r, struct btrfs_root *root, u64 dir,
@@ -285,7 +382,7 @@ int repair_plan_dir_isize(struct repair_ctx *r, struct btrfs_root *root, u64 dir
 	if (!d)
 		return -ENOENT;
 	/* the entries counted on disk, and those the plan added or removed */
-	want = counted + d->size - d->disk_size;
+	want = (u64)((s64)counted + d->entry_bytes);
 	if (want == d->size)
 		return 1;
 	repair_note(r, REPAIR_OP_CHANGE, true, d->size, want, "root %llu (%llu INODE_ITEM 0) size",
@@ -351,6 +448,8 @@ static int add_link(struct repair_ctx *r, struct btrfs_root *root, u64 ino, u64 
 	ret = repair_dir_size_add(r, root, parent, 2 * (s64)len);
 	if (!ret)
 		index_used(r, root, parent, index);
+	if (!ret)
+		ret = repair_plan_names(r, rootid, ino, 1);
 	return ret;
 }
 
@@ -448,12 +547,6 @@ static int free_name(struct btrfs_root *root, u64 dir, u64 ino, char *name, size
 
 int repair_link_to_lost_found(struct repair_ctx *r, u64 rootid, u64 ino)
 {
-	return repair_link_to_lost_found_after(r, rootid, ino, 0);
-}
-
-int repair_link_to_lost_found_after(struct repair_ctx *r, u64 rootid, u64 ino,
-				    u64 dropped)
-{
 	struct btrfs_root *root = repair_get_root(r, rootid);
 	struct btrfs_inode_item ii;
 	u64 dir, index, names;
@@ -475,8 +568,7 @@ int repair_link_to_lost_found_after(struct repair_ctx *r, u64 rootid, u64 ino,
 	ret = repair_count_names(root, ino, &names, NULL, NULL);
 	if (ret)
 		return ret;
-	if (!r->trans)
-		names = names > dropped ? names - dropped : 0;
+	names = repair_names_now(r, rootid, names, ino);
 	if (is_dir && names)
 		return -EEXIST;		/* a directory has one name */
 	ret = get_lost_found(r, root, &dir);

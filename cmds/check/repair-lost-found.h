@@ -22,11 +22,12 @@
 int repair_link_to_lost_found(struct repair_ctx *r, u64 root, u64 ino);
 
 /*
- * The same, for an action that just removed @dropped names of the inode:
- * the dry run, which removed nothing, does not count them.
+ * Dry run: an action planned to add (@delta > 0) or remove names of
+ * inode @ino (nothing with a transaction: the tree counts).
  */
-int repair_link_to_lost_found_after(struct repair_ctx *r, u64 root, u64 ino,
-				    u64 dropped);
+int repair_plan_names(struct repair_ctx *r, u64 root, u64 ino, s64 delta);
+/* the names of @ino counting the plan's, given the @on_disk count */
+u64 repair_names_now(struct repair_ctx *r, u64 root, u64 on_disk, u64 ino);
 
 /* the dry run's memory of the directories it planned */
 void repair_lost_found_release(struct repair_ctx *r);
@@ -40,6 +41,9 @@ int repair_lookup_name(struct btrfs_root *root, u64 dir, const char *name,
 
 /* the next free DIR_INDEX of @dir (2 in an empty directory) */
 int repair_next_dir_index(struct btrfs_root *root, u64 dir, u64 *index);
+/* the same for an entry about to be added (the dry run counts it) */
+int repair_take_dir_index(struct repair_ctx *r, struct btrfs_root *root, u64 dir,
+			  u64 *index);
 
 /*
  * Where the entry named @name lies in the item at @key: a DIR_ITEM or
@@ -58,6 +62,12 @@ int repair_cut_entry(struct repair_ctx *r, struct btrfs_root *root,
 /* add @delta to the size of directory @dir (its entries changed) */
 int repair_dir_size_add(struct repair_ctx *r, struct btrfs_root *root, u64 dir,
 			s64 delta);
+/*
+ * Entries of @delta name bytes were added to @dir (< 0: removed) and its
+ * size is left to DIR_ISIZE: the dry run counts them for that action.
+ */
+int repair_plan_dir_entries(struct repair_ctx *r, struct btrfs_root *root, u64 dir,
+			    s64 delta);
 
 /*
  * Dry run: DIR_ISIZE of a directory an earlier planned fix grew or

@@ -190,6 +190,8 @@ static int drop_ref(struct repair_ctx *r, struct btrfs_root *root, u64 ino,
 	ret = drop_entry(r, root, &key, n->name, n->parent, &dropped);
 	if (!ret && !dropped)
 		ret = -ENOENT;
+	if (!ret)
+		ret = repair_plan_names(r, root->root_key.objectid, ino, -1);
 	return ret;
 }
 
@@ -310,10 +312,10 @@ int repair_inode_ref_missing(struct repair_ctx *r, const struct problem_ctx *p)
 	ret = repair_count_names(root, ino, &names, NULL, NULL);
 	if (ret)
 		return ret;
-	if (is_dir_mode(&ii) && names)
+	if (is_dir_mode(&ii) && repair_names_now(r, p->root, names, ino))
 		return -EEXIST;		/* a directory has one name */
 	if (!has_index) {
-		ret = repair_next_dir_index(root, dir, &index);
+		ret = repair_take_dir_index(r, root, dir, &index);
 		if (ret)
 			return ret;
 		repair_note(r, REPAIR_OP_INSERT, false, 0, 0,
@@ -325,7 +327,8 @@ int repair_inode_ref_missing(struct repair_ctx *r, const struct problem_ctx *p)
 			if (ret)
 				return ret;
 		}
-		ret = repair_dir_size_add(r, root, dir, (s64)len);
+		/* the size: DIR_ISIZE recounts it */
+		ret = repair_plan_dir_entries(r, root, dir, (s64)len);
 		if (ret)
 			return ret;
 	}
@@ -333,7 +336,7 @@ int repair_inode_ref_missing(struct repair_ctx *r, const struct problem_ctx *p)
 		    (unsigned long long)p->root, (unsigned long long)ino,
 		    (unsigned long long)dir, (unsigned long long)index, p->name);
 	if (!r->trans)
-		return 0;
+		return repair_plan_names(r, p->root, ino, 1);
 	return btrfs_insert_inode_ref(r->trans, root, p->name, (int)len, ino, dir, index);
 }
 
@@ -416,7 +419,8 @@ int repair_inode_ref_unmatched(struct repair_ctx *r, const struct problem_ctx *p
 			if (ret)
 				return ret;
 		}
-		return repair_dir_size_add(r, root, dir, 2 * (s64)n.len);
+		/* the size: DIR_ISIZE recounts it */
+		return repair_plan_dir_entries(r, root, dir, 2 * (s64)n.len);
 	}
 	/* no directory to hold the name */
 	ret = drop_ref(r, root, ino, &n);
@@ -425,11 +429,9 @@ int repair_inode_ref_unmatched(struct repair_ctx *r, const struct problem_ctx *p
 	ret = repair_count_names(root, ino, &names, NULL, NULL);
 	if (ret)
 		return ret;
-	if (!r->trans)
-		names--;
-	if (names)
+	if (repair_names_now(r, p->root, names, ino))
 		return 0;
-	return repair_link_to_lost_found_after(r, p->root, ino, 1);
+	return repair_link_to_lost_found(r, p->root, ino);
 }
 
 /* the ref entry of @ino in @parent at @index whose name cannot be one */
@@ -501,7 +503,7 @@ int repair_inode_ref_invalid(struct repair_ctx *r, const struct problem_ctx *p)
 		    (unsigned long long)p->root, (unsigned long long)p->inode,
 		    (unsigned long long)p->found, (unsigned long long)p->index, d);
 	if (!r->trans)
-		return 0;
+		return repair_plan_names(r, p->root, p->inode, -1);
 	return repair_cut_entry(r, root, &key, off, len);
 }
 
@@ -512,7 +514,8 @@ int repair_inode_ref_invalid(struct repair_ctx *r, const struct problem_ctx *p)
 int repair_inode_nlink_or_lost(struct repair_ctx *r, const struct problem_ctx *p)
 {
 	struct btrfs_root *root = repair_get_root(r, p->root);
-	u64 names;
+	struct btrfs_inode_item ii;
+	u64 names, now;
 	int ret;
 
 	if (!root)
@@ -520,9 +523,21 @@ int repair_inode_nlink_or_lost(struct repair_ctx *r, const struct problem_ctx *p
 	ret = repair_count_names(root, p->inode, &names, NULL, NULL);
 	if (ret)
 		return ret;
-	if (names)
+	now = repair_names_now(r, p->root, names, p->inode);
+	if (!now)
+		return repair_link_to_lost_found(r, p->root, p->inode);
+	if (now == names)
 		return repair_inode_nlink(r, p);
-	return repair_link_to_lost_found(r, p->root, p->inode);
+	/* a dry run after planned names: the count the repair will see */
+	ret = btrfs_read_inode(root, p->inode, &ii);
+	if (ret)
+		return ret;
+	if (btrfs_inode_nlink(&ii) == now)
+		return 1;
+	repair_note(r, REPAIR_OP_CHANGE, true, btrfs_inode_nlink(&ii), now,
+		    "root %llu (%llu INODE_ITEM 0) nlink", (unsigned long long)p->root,
+		    (unsigned long long)p->inode);
+	return 0;
 }
 
 /* does the chain of first names from @dir reach the top without @ino? */

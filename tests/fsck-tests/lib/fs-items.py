@@ -11,9 +11,10 @@ is not changed) and have room for an added item.
         delete that item
   fs-items.py IMG add-ref TREE INO PARENT INDEX NAME
         add the INODE_REF (INO PARENT) holding one entry (INDEX, NAME)
-  fs-items.py IMG add-dir TREE DIR INDEX INO TYPE NAME
+  fs-items.py IMG add-dir TREE DIR INDEX INO TYPE NAME [TRANSID]
         add the DIR_ITEM (DIR hash(NAME)) and DIR_INDEX (DIR INDEX) naming
-        inode INO with file type TYPE (1 file, 2 dir)
+        inode INO with file type TYPE (1 file, 2 dir), made in transaction
+        TRANSID (default: the superblock's generation)
   fs-items.py IMG hash NAME
         print the btrfs name hash of NAME
 """
@@ -95,7 +96,7 @@ def insert(img, tree, key, payload):
     write_items(img, blk, data, items)
 
 
-def dir_entry(ino, typ, name, transid=1):
+def dir_entry(ino, typ, name, transid):
     return struct.pack('<QBQQHHB', ino, INODE_ITEM, 0, transid, 0, len(name), typ) + name
 
 
@@ -124,8 +125,9 @@ def main(argv):
     elif cmd == 'add-dir':
         tree, d, index, ino, typ = (int(a, 0) for a in args[:5])
         name = args[5].encode()
-        insert(img, tree, (d, DIR_ITEM, name_hash(name)), dir_entry(ino, typ, name))
-        insert(img, tree, (d, DIR_INDEX, index), dir_entry(ino, typ, name))
+        transid = int(args[6], 0) if len(args) > 6 else struct.unpack_from('<Q', img.sb, 72)[0]
+        insert(img, tree, (d, DIR_ITEM, name_hash(name)), dir_entry(ino, typ, name, transid))
+        insert(img, tree, (d, DIR_INDEX, index), dir_entry(ino, typ, name, transid))
     else:
         raise SystemExit('unknown command %s' % cmd)
     return 0
