@@ -517,13 +517,14 @@ static const struct {
 	{ PR_FREE_SPACE_CACHE_INVALID, fix_free_space_cache, true },
 	/* structural fixes first: the counters below are recounted after them */
 	{ PR_INODE_ITEM_MISSING, repair_inode_item_missing, false },
-	{ PR_DIR_INDEX_MISSING, repair_dir_index_missing, false },
+	/* a name's inode ref before its dir entries: it may bring the index */
+	{ PR_INODE_REF_MISSING, repair_inode_ref_missing, false },
+	{ PR_DIR_INDEX_MISSING, repair_dir_index_missing_ref, false },
 	{ PR_DIR_ITEM_MISSING, repair_dir_item_missing, false },
 	{ PR_DIR_ITEM_HASH, repair_dir_item_hash, false },
 	{ PR_FILE_EXTENT_HOLE, repair_file_extent_hole, false },
 	{ PR_INODE_MODE_INVALID, repair_inode_mode, false },
 	{ PR_INODE_REF_INVALID, repair_inode_ref_invalid, false },
-	{ PR_INODE_REF_MISSING, repair_inode_ref_missing, false },
 	{ PR_INODE_REF_UNMATCHED, repair_inode_ref_unmatched, false },
 	{ PR_DIR_REFS, repair_dir_refs, false },
 	{ PR_INODE_NLINK, repair_inode_nlink_or_lost, false },

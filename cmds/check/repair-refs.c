@@ -434,6 +434,42 @@ int repair_inode_ref_unmatched(struct repair_ctx *r, const struct problem_ctx *p
 	return repair_link_to_lost_found(r, p->root, ino);
 }
 
+/*
+ * DIR_INDEX_MISSING of an entry that has no inode ref either (index 0 in
+ * the finding): INODE_REF_MISSING, which runs before, gave the name a new
+ * index with its ref.  Else the rebuild from the dir item (repair-dir.c).
+ */
+int repair_dir_index_missing_ref(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	struct btrfs_root *root = repair_get_root(r, p->root);
+	struct problem_ctx q = *p;
+	struct btrfs_key loc;
+	struct ref_name n;
+	u32 off, len;
+	u8 type;
+	int ret;
+
+	if (p->index || !root || !usable_name(p->name))
+		return repair_dir_index_missing(r, p);
+	ret = repair_lookup_name(root, p->inode, p->name, strlen(p->name), &loc, &type);
+	if (ret)
+		return ret < 0 ? ret : -ENOENT;
+	ret = find_ref(root, loc.objectid, p->inode, p->name, &n);
+	if (ret == -ENOENT && repair_names_now(r, p->root, 0, loc.objectid))
+		return 1;	/* the dry run: planned with the ref */
+	if (ret)
+		return ret == -ENOENT ? -ENODATA : ret;
+	{
+		struct btrfs_key key = { p->inode, BTRFS_DIR_INDEX_KEY, n.index };
+
+		ret = repair_find_entry(root, &key, n.name, n.len, loc.objectid, &off, &len);
+		if (ret <= 0)
+			return ret < 0 ? ret : 1;	/* made with the ref */
+	}
+	q.index = n.index;
+	return repair_dir_index_missing(r, &q);
+}
+
 /* the ref entry of @ino in @parent at @index whose name cannot be one */
 static int find_bad_ref(struct btrfs_root *root, u64 ino, u64 parent, u64 index,
 			bool self, struct btrfs_key *key, u32 *off, u32 *len)

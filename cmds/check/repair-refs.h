@@ -10,6 +10,7 @@ int repair_inode_ref_unmatched(struct repair_ctx *r, const struct problem_ctx *p
 int repair_inode_ref_invalid(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_inode_nlink_or_lost(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_dir_refs(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_dir_index_missing_ref(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_dir_nlink(struct repair_ctx *r, const struct problem_ctx *p);
 
 #endif

@@ -82,7 +82,7 @@ expect_change "$TEST_TMP/repair.json" \
 	"INODE_REF_MISSING | insert root 5 ($FS_INO_DIR DIR_INDEX $next) name inline -> inode $FS_INO_INLINE"
 expect_change "$TEST_TMP/repair.json" \
 	"INODE_REF_MISSING | insert root 5 ($FS_INO_INLINE INODE_REF $FS_INO_DIR) index $next name inline"
-[ "$(wc -l < "$TEST_TMP/changes")" -eq 4 ] ||
+[ "$(wc -l < "$TEST_TMP/changes")" -eq 5 ] ||
 	{ cat "$TEST_TMP/changes" >&2; fail "more than the dir index and the ref"; }
 expect_second_repair_noop "$IMG"
 read_back d/inline "$TEST_TMP/inline"
