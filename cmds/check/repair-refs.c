@@ -30,6 +30,7 @@
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/inode.h"
 #include "kernel-shared/transaction.h"
+#include "kernel-shared/tree-checker.h"
 
 /* DIR_REFS: the names of one directory looked at, at most */
 #define REFS_MAX_NAMES		64
@@ -264,6 +265,27 @@ static int has_ref_at(struct btrfs_root *root, u64 ino, u64 dir, u64 index)
 }
 
 /*
+ * Is the item at @key damaged (phase 3 reports it)?  A name is not added
+ * to it: the item is not the name's to fix.  1 damaged, 0 fine or absent.
+ */
+static int item_damaged(struct repair_ctx *r, struct btrfs_root *root,
+			const struct btrfs_key *key)
+{
+	struct tree_check_error err;
+	struct btrfs_path path;
+	int ret;
+
+	btrfs_init_path(&path);
+	ret = btrfs_search_slot(NULL, root, key, &path, 0, 0);
+	if (ret == 0)
+		ret = btrfs_check_item(r->fs_info, path.nodes[0], path.slots[0], &err) ? 1 : 0;
+	else if (ret > 0)
+		ret = 0;
+	btrfs_release_path(&path);
+	return ret;
+}
+
+/*
  * INODE_REF_MISSING: dir @p->inode has entry @p->name for inode
  * @p->found, which has no ref for it: the ref is made from the entry
  * (and the DIR_INDEX, if the entry has only its DIR_ITEM).
@@ -309,6 +331,9 @@ int repair_inode_ref_missing(struct repair_ctx *r, const struct problem_ctx *p)
 		if (ret)
 			return ret < 0 ? ret : -EOPNOTSUPP;
 	}
+	ret = item_damaged(r, root, &(struct btrfs_key){ ino, BTRFS_INODE_REF_KEY, dir });
+	if (ret)
+		return ret < 0 ? ret : -EUCLEAN;	/* its ref item is damaged */
 	ret = repair_count_names(root, ino, &names, NULL, NULL);
 	if (ret)
 		return ret;
@@ -401,6 +426,10 @@ int repair_inode_ref_unmatched(struct repair_ctx *r, const struct problem_ctx *p
 		ret = repair_lookup_name(root, dir, n.name, n.len, &loc, &type);
 		if (ret <= 0)
 			return ret < 0 ? ret : -EEXIST;	/* the name is taken there */
+		ret = item_damaged(r, root, &(struct btrfs_key){ dir, BTRFS_DIR_ITEM_KEY,
+					btrfs_name_hash(n.name, n.len) });
+		if (ret)
+			return ret < 0 ? ret : -EUCLEAN;	/* its dir item is damaged */
 		type = btrfs_mode_to_type(btrfs_inode_mode(&ii));
 		repair_note(r, REPAIR_OP_INSERT, false, 0, 0,
 			    "root %llu (%llu DIR_ITEM %llu) name %s -> inode %llu",
@@ -509,6 +538,81 @@ static int find_bad_ref(struct btrfs_root *root, u64 ino, u64 parent, u64 index,
 }
 
 /*
+ * An extref under a key offset that is not the hash of its directory and
+ * name: when the directory has that name for the inode, the key is what
+ * is wrong and the entry moves (as an inode ref, or an extref under the
+ * right key when the ref item is full); else the name is damaged, which
+ * the dir entry actions judge.
+ */
+static int move_extref(struct repair_ctx *r, struct btrfs_root *root,
+		       const struct problem_ctx *p)
+{
+	unsigned long long off_found, off_want;
+	struct btrfs_key key, loc;
+	struct btrfs_path path;
+	char name[BTRFS_NAME_LEN + 1];
+	u32 off = 0, len = 0, nl = 0;
+	const u8 *ip;
+	u32 size, cur = 0;
+	u8 type;
+	int ret;
+
+	if (sscanf(p->detail, "extref key offset %llu is not the hash %llu",
+		   &off_found, &off_want) != 2)
+		return -EOPNOTSUPP;
+	key = (struct btrfs_key){ p->inode, BTRFS_INODE_EXTREF_KEY, off_found };
+	btrfs_init_path(&path);
+	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
+	if (ret) {
+		btrfs_release_path(&path);
+		return ret < 0 ? ret : -ENOENT;
+	}
+	ip = btrfs_item_ptr_raw(path.nodes[0], path.slots[0]);
+	size = btrfs_item_size(path.nodes[0], path.slots[0]);
+	ret = -ENOENT;
+	while (cur + sizeof(struct btrfs_inode_extref) <= size) {
+		const struct btrfs_inode_extref *ref = (const void *)(ip + cur);
+		u32 step = sizeof(*ref) + btrfs_inode_extref_name_len(ref);
+
+		if (cur + step > size)
+			break;
+		nl = btrfs_inode_extref_name_len(ref);
+		if (btrfs_inode_extref_parent(ref) == p->found &&
+		    btrfs_inode_extref_index(ref) == p->index && nl && nl <= BTRFS_NAME_LEN) {
+			memcpy(name, ref->name, nl);
+			name[nl] = 0;
+			off = cur;
+			len = step;
+			ret = 0;
+			break;
+		}
+		cur += step;
+	}
+	btrfs_release_path(&path);
+	if (ret)
+		return ret;
+	ret = repair_lookup_name(root, p->found, name, nl, &loc, &type);
+	if (ret < 0)
+		return ret;
+	if (ret || loc.objectid != p->inode)
+		return -EOPNOTSUPP;	/* the name is damaged, not the key */
+	repair_note(r, REPAIR_OP_DELETE, false, 0, 0,
+		    "root %llu (%llu INODE_EXTREF %llu) name %s", (unsigned long long)p->root,
+		    (unsigned long long)p->inode, off_found, name);
+	repair_note(r, REPAIR_OP_INSERT, false, 0, 0,
+		    "root %llu inode ref of %llu in %llu index %llu name %s",
+		    (unsigned long long)p->root, (unsigned long long)p->inode,
+		    (unsigned long long)p->found, (unsigned long long)p->index, name);
+	if (!r->trans)
+		return 0;
+	ret = repair_cut_entry(r, root, &key, off, len);
+	if (ret)
+		return ret;
+	return btrfs_insert_inode_ref(r->trans, root, name, (int)nl, p->inode, p->found,
+				      p->index);
+}
+
+/*
  * INODE_REF_INVALID: a ref with no name, a name too long, or naming the
  * inode as its own directory goes (a dir entry that still names the
  * inode gets a ref again from INODE_REF_MISSING; without any, the inode
@@ -526,7 +630,7 @@ int repair_inode_ref_invalid(struct repair_ctx *r, const struct problem_ctx *p)
 	if (!root)
 		return -ENOENT;
 	if (!strncmp(d, "extref key offset", 17))
-		return -EOPNOTSUPP;	/* a misfiled extref: not handled yet */
+		return move_extref(r, root, p);
 	if (strcmp(d, "empty name") && strcmp(d, "name too long") &&
 	    strcmp(d, "the inode names itself as its directory"))
 		return -EOPNOTSUPP;
