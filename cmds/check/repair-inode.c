@@ -273,7 +273,7 @@ static u32 type_to_fmt(u8 type)
  * says; without one, a directory if it has entries, a regular file if it
  * has file extents.  0 when nothing tells.
  */
-static u32 inode_fmt(struct btrfs_root *root, u64 ino)
+u32 repair_inode_fmt(struct btrfs_root *root, u64 ino)
 {
 	u64 count, parent = 0, index = 0;
 	struct btrfs_path path;
@@ -321,7 +321,7 @@ int repair_inode_mode(struct repair_ctx *r, const struct problem_ctx *p)
 
 	if (!root)
 		return -ENOENT;
-	q.expected = inode_fmt(root, p->inode);
+	q.expected = repair_inode_fmt(root, p->inode);
 	if (!q.expected)
 		return -ENODATA;	/* nothing says what the inode is */
 	return fix_fields(r, &q, f, 1, rule_mode);
@@ -470,7 +470,7 @@ int repair_inode_item_missing(struct repair_ctx *r, const struct problem_ctx *p)
 	btrfs_release_path(&path);
 	if (ret <= 0)
 		return ret < 0 ? ret : 1;	/* there already */
-	fmt = inode_fmt(root, p->inode);
+	fmt = repair_inode_fmt(root, p->inode);
 	if (!fmt)
 		return -ENODATA;
 	ret = repair_count_names(root, p->inode, &names, NULL, NULL);

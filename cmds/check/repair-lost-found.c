@@ -562,8 +562,11 @@ int repair_link_to_lost_found(struct repair_ctx *r, u64 rootid, u64 ino)
 	if (ret)
 		return ret;
 	type = btrfs_mode_to_type(btrfs_inode_mode(&ii));
+	/* a mode without a type: what INODE_MODE_INVALID gives it (before) */
 	if (type == BTRFS_FT_UNKNOWN)
-		return -EINVAL;		/* the mode tells no file type */
+		type = btrfs_mode_to_type(repair_inode_fmt(root, ino));
+	if (type == BTRFS_FT_UNKNOWN)
+		return -EINVAL;		/* nothing tells the file type */
 	is_dir = type == BTRFS_FT_DIR;
 	ret = repair_count_names(root, ino, &names, NULL, NULL);
 	if (ret)

@@ -37,12 +37,15 @@
 /* steps up the tree before a parent chain counts as a loop */
 #define REFS_MAX_DEPTH		4096
 
-/* a name the checker printed as it is (not "(name hash ...)") */
+/*
+ * A name the checker printed as it is, not "(name hash ...)"; the
+ * actions then find it byte for byte in the items before using it.
+ */
 static bool usable_name(const char *name)
 {
 	size_t n = name ? strlen(name) : 0;
 
-	return n && n <= BTRFS_NAME_LEN && name[0] != '(';
+	return n && n <= BTRFS_NAME_LEN && strncmp(name, "(name hash ", 11);
 }
 
 static bool is_dir_mode(const struct btrfs_inode_item *ii)
