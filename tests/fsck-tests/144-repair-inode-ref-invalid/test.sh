@@ -6,7 +6,8 @@
 # then has no ref either: INODE_REF_MISSING): the bad ref goes and the ref
 # comes back from the dir entry.  Then an inode extref of /links/t moved to
 # a key offset that is not the hash of its directory and name (the name
-# is right: the dir has it): the entry moves to where it belongs.  Each:
+# is right: the dir has it): the entry moves to where it belongs.  Then an
+# inode ref with an empty name: it goes.  Each:
 # the plan of --dry-run matches, the three checkers are clean, the kernel
 # reads the file, and a second repair writes nothing.
 
@@ -72,3 +73,19 @@ grep -q "^INODE_REF_INVALID | insert root 5 inode ref of $FS_INO_TARGET in $FS_I
 python3 "$EDIT" "$IMG" find 5 "$FS_INO_TARGET" 13 "$off" > /dev/null || fail "no extref at offset $off"
 expect_second_repair_noop "$IMG"
 read_back links/t target
+
+# a second inode ref of /d/inline, in the top directory, with an empty name
+IMG=$(fs_base_image) || exit
+python3 "$TOP/tests/fsck-tests/lib/fs-items.py" "$IMG" add-ref 5 "$FS_INO_INLINE" 256 99 "" ||
+	fail "cannot add the inode ref"
+expect_fs_codes "$IMG" INODE_REF_INVALID INODE_NLINK
+expect_plan_matches "$IMG"
+expect_repaired "$IMG"
+repair_changes "$TEST_TMP/repair.json" > "$TEST_TMP/changes"
+cat > "$TEST_TMP/want" <<WANT
+INODE_NLINK | change nothing: right after the fixes before it
+INODE_REF_INVALID | delete root 5 ($FS_INO_INLINE INODE_REF 256) entry of index 99 (empty name)
+WANT
+diff -u "$TEST_TMP/want" "$TEST_TMP/changes" >&2 || fail "not the expected changes"
+expect_second_repair_noop "$IMG"
+read_back d/inline hello
