@@ -7,7 +7,8 @@
 # repair makes /lost+found (mode 0700) and links the inode there under
 # its number; the plan of --dry-run matches, the three checkers are clean,
 # the kernel reads the file's content back from lost+found, and a second
-# repair writes nothing.
+# repair writes nothing.  Last, an existing lost+found that holds the
+# name "<ino>" already: the inode is linked as "<ino>.1".
 
 source "$TOP/tests/common.sh"
 source "$TOP/tests/fsck-tests/lib/fs-trees-lib.sh"
@@ -51,7 +52,8 @@ expect_lost_found()
 		"$code | change root 5 ($lf INODE_ITEM 0) size: 0 -> $((2 * name_len))"
 }
 
-# read_back PATH CONTENT: the kernel mounts the image and PATH holds CONTENT
+# read_back PATH CONTENT...: the kernel mounts the image, lost+found is
+# mode 0700 and each PATH holds its CONTENT
 read_back()
 {
 	local mnt=$TEST_TMP/mnt got
@@ -59,10 +61,13 @@ read_back()
 	need_loop
 	need_kernel_btrfs
 	mount_image "$IMG" "$mnt"
-	got=$(cat "$mnt/$1") || { umount_image "$mnt"; fail "cannot read $1"; }
 	[ "$(stat -c %a "$mnt/lost+found")" = 700 ] || { umount_image "$mnt"; fail "lost+found is not mode 0700"; }
+	while [ $# -ge 2 ]; do
+		got=$(cat "$mnt/$1") || { umount_image "$mnt"; fail "cannot read $1"; }
+		[ "$got" = "$2" ] || { umount_image "$mnt"; fail "$1 holds '$got', expected '$2'"; }
+		shift 2
+	done
 	umount_image "$mnt"
-	[ "$got" = "$2" ] || fail "$1 holds '$got', expected '$2'"
 }
 
 # a file: its only name gone
@@ -98,3 +103,31 @@ index=$(sed -n 's/.*insert root 5 (256 DIR_INDEX \([0-9]*\)) name lost+found.*/\
 expect_lost_found "$FS_INO_DIR" "$lf" "$index" "$top_size" DIR_REFS 3
 expect_second_repair_noop "$IMG"
 read_back "lost+found/$FS_INO_DIR/inline" hello
+
+# lost+found exists already and holds a name "<ino>": the inode goes there
+# as "<ino>.1", nothing else is made
+IMG=$(fs_base_image) || exit
+need_loop
+need_kernel_btrfs
+mount_image "$IMG" "$TEST_TMP/mnt"
+mkdir -m 700 "$TEST_TMP/mnt/lost+found" && echo other > "$TEST_TMP/mnt/lost+found/$FS_INO_INLINE" ||
+	{ umount_image "$TEST_TMP/mnt"; fail "cannot prepare lost+found"; }
+lf=$(stat -c %i "$TEST_TMP/mnt/lost+found")
+umount_image "$TEST_TMP/mnt"
+lf_size=$(fs_item_field 5 "$lf" 1 0 16 8)
+dir_size=$(fs_item_field 5 "$FS_INO_DIR" 1 0 16 8)
+drop_names "$FS_INO_INLINE" "$FS_INO_DIR" inline
+expect_fs_codes "$IMG" INODE_NLINK DIR_ISIZE
+expect_plan_matches "$IMG"
+expect_repaired "$IMG"
+repair_changes "$TEST_TMP/repair.json" > "$TEST_TMP/changes"
+cat > "$TEST_TMP/want" <<WANT
+DIR_ISIZE | change root 5 ($FS_INO_DIR INODE_ITEM 0) size: $dir_size -> $((dir_size - 12))
+INODE_NLINK | change root 5 ($lf INODE_ITEM 0) size: $lf_size -> $((lf_size + 10))
+INODE_NLINK | insert root 5 ($FS_INO_INLINE INODE_REF $lf) index 3 name $FS_INO_INLINE.1
+INODE_NLINK | insert root 5 ($lf DIR_INDEX 3) name $FS_INO_INLINE.1 -> inode $FS_INO_INLINE
+INODE_NLINK | insert root 5 ($lf DIR_ITEM $(python3 "$ITEMS" x hash "$FS_INO_INLINE.1")) name $FS_INO_INLINE.1 -> inode $FS_INO_INLINE
+WANT
+diff -u "$TEST_TMP/want" "$TEST_TMP/changes" >&2 || fail "not the expected changes"
+expect_second_repair_noop "$IMG"
+read_back "lost+found/$FS_INO_INLINE.1" hello "lost+found/$FS_INO_INLINE" other
