@@ -727,7 +727,8 @@ static u64 entry_transid(struct btrfs_root *root, u64 ino, const struct ref_name
 /*
  * DIR_REFS: a directory without a name goes to lost+found; one with
  * several keeps the name that leads to the top and was made first (its
- * dir index has the lowest transid), the others go.
+ * dir index has the lowest transid), the others go (all of them, and the
+ * directory to lost+found, when none leads to the top).
  */
 int repair_dir_refs(struct repair_ctx *r, const struct problem_ctx *p)
 {
@@ -763,14 +764,17 @@ int repair_dir_refs(struct repair_ctx *r, const struct problem_ctx *p)
 			best = t;
 		}
 	}
-	if (keep < 0) {
-		ret = -ELOOP;	/* no name leads to the top */
-		goto out;
-	}
+	/*
+	 * No name leads to the top (the directory sits in a loop of
+	 * directories): all go, and the directory with what it holds goes to
+	 * lost+found.
+	 */
 	for (i = 0; i < nr && !ret; i++) {
 		if (i != keep)
 			ret = drop_name(r, root, p->inode, &names[i]);
 	}
+	if (!ret && keep < 0)
+		ret = repair_link_to_lost_found(r, p->root, p->inode);
 out:
 	free(names);
 	return ret;

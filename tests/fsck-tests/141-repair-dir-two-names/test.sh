@@ -7,7 +7,8 @@
 # The repair keeps the older name (its dir index has the older transid),
 # deletes the three items of the other and sets the link count to 1; the
 # plan of --dry-run matches, the three checkers are clean, the kernel
-# reads /d/inline, and a second repair writes nothing.
+# reads /d/inline, and a second repair writes nothing.  Then a loop of two
+# directories that no name of the top reaches: to lost+found.
 
 source "$TOP/tests/common.sh"
 source "$TOP/tests/fsck-tests/lib/fs-trees-lib.sh"
@@ -46,3 +47,43 @@ got=$(cat "$TEST_TMP/mnt/d/inline")
 [ -e "$TEST_TMP/mnt/links/d2" ] && { umount_image "$TEST_TMP/mnt"; fail "links/d2 is still there"; }
 umount_image "$TEST_TMP/mnt"
 [ "$got" = hello ] || fail "d/inline holds '$got'"
+
+# a loop: /d loses its name and gets two in /links, which loses its own and
+# gets one in /d; no name of /d leads to the top: both go and /d, with
+# /links inside it, goes to lost+found
+IMG=$(fs_base_image) || exit
+top_size=$(fs_item_field 5 256 1 0 16 8)
+dir_size=$(fs_item_field 5 "$FS_INO_DIR" 1 0 16 8)
+links_size=$(fs_item_field 5 "$FS_INO_LINKS" 1 0 16 8)
+for n in "$FS_INO_DIR d" "$FS_INO_LINKS links"; do
+	set -- $n
+	index=$(fs_item_field 5 "$1" 12 256 0 8)
+	python3 "$ITEMS" "$IMG" del 5 256 84 "$(python3 "$ITEMS" x hash "$2")" &&
+		python3 "$ITEMS" "$IMG" del 5 256 96 "$index" &&
+		python3 "$ITEMS" "$IMG" del 5 "$1" 12 256 || fail "cannot delete the name $2"
+done
+python3 "$ITEMS" "$IMG" add-ref 5 "$FS_INO_DIR" "$FS_INO_LINKS" 1000 d2 &&
+	python3 "$ITEMS" "$IMG" add-ref 5 "$FS_INO_DIR" "$FS_INO_LINKS" 1001 d3 &&
+	python3 "$ITEMS" "$IMG" add-dir 5 "$FS_INO_LINKS" 1000 "$FS_INO_DIR" 2 d2 &&
+	python3 "$ITEMS" "$IMG" add-dir 5 "$FS_INO_LINKS" 1001 "$FS_INO_DIR" 2 d3 &&
+	python3 "$ITEMS" "$IMG" add-ref 5 "$FS_INO_LINKS" "$FS_INO_DIR" 1000 l2 &&
+	python3 "$ITEMS" "$IMG" add-dir 5 "$FS_INO_DIR" 1000 "$FS_INO_LINKS" 2 l2 ||
+	fail "cannot make the loop"
+fs_edit set-item 5 256 1 0 16 8 $((top_size - 12))
+fs_edit set-item 5 "$FS_INO_LINKS" 1 0 16 8 $((links_size + 8))
+fs_edit set-item 5 "$FS_INO_DIR" 1 0 16 8 $((dir_size + 4))
+expect_fs_codes "$IMG" DIR_REFS
+expect_plan_matches "$IMG"
+expect_repaired "$IMG"
+repair_changes "$TEST_TMP/repair.json" > "$TEST_TMP/changes"
+for n in d2 d3; do
+	expect_change "$TEST_TMP/repair.json" "DIR_REFS | delete root 5 ($FS_INO_DIR INODE_REF $FS_INO_LINKS) name $n"
+done
+grep -q "^DIR_REFS | insert root 5 ($FS_INO_DIR INODE_REF [0-9]*) index 2 name $FS_INO_DIR\$" "$TEST_TMP/changes" ||
+	{ cat "$TEST_TMP/changes" >&2; fail "/d is not linked in lost+found"; }
+expect_second_repair_noop "$IMG"
+mount_image "$IMG" "$TEST_TMP/mnt"
+got=$(cat "$TEST_TMP/mnt/lost+found/$FS_INO_DIR/inline" "$TEST_TMP/mnt/lost+found/$FS_INO_DIR/l2/t")
+umount_image "$TEST_TMP/mnt"
+[ "$got" = "hello
+target" ] || fail "the files of the loop do not read back from lost+found: $got"

@@ -10,7 +10,8 @@ is not changed) and have room for an added item.
   fs-items.py IMG del TREE OBJECTID TYPE OFFSET
         delete that item
   fs-items.py IMG add-ref TREE INO PARENT INDEX NAME
-        add the INODE_REF (INO PARENT) holding one entry (INDEX, NAME)
+        add the entry (INDEX, NAME) to the INODE_REF (INO PARENT), made when
+        missing
   fs-items.py IMG add-dir TREE DIR INDEX INO TYPE NAME [TRANSID]
         add the DIR_ITEM (DIR hash(NAME)) and DIR_INDEX (DIR INDEX) naming
         inode INO with file type TYPE (1 file, 2 dir), made in transaction
@@ -83,12 +84,17 @@ def leaf_for(img, tree, key):
     return best
 
 
-def insert(img, tree, key, payload):
+def insert(img, tree, key, payload, append=False):
     blk = leaf_for(img, tree, key)
     data = img.read_block(blk)
     items = read_items(data)
-    if any(k == key for k, _ in items):
-        raise SystemExit('item %s exists' % (key,))
+    for i, (k, old) in enumerate(items):
+        if k == key:
+            if not append:
+                raise SystemExit('item %s exists' % (key,))
+            items[i] = (k, old + payload)
+            write_items(img, blk, data, items)
+            return
     items.append((key, payload))
     items.sort(key=lambda kv: kv[0])
     if items[0][0] == key:
@@ -121,7 +127,7 @@ def main(argv):
         tree, ino, parent, index = (int(a, 0) for a in args[:4])
         name = args[4].encode()
         insert(img, tree, (ino, INODE_REF, parent),
-               struct.pack('<QH', index, len(name)) + name)
+               struct.pack('<QH', index, len(name)) + name, append=True)
     elif cmd == 'add-dir':
         tree, d, index, ino, typ = (int(a, 0) for a in args[:5])
         name = args[5].encode()
