@@ -36,6 +36,9 @@ struct repair_planned_dir {
 	u64 root;
 	u64 ino;
 	s64 names;		/* names planned to be added (< 0: removed) */
+	bool ref_dropped;	/* a ref entry the plan replaced: */
+	u64 dropped_parent;	/* its directory */
+	u64 dropped_index;	/* and index */
 	bool dir;		/* the fields below are valid */
 	bool lost_found;	/* made by the plan as lost+found */
 	u64 size;
@@ -107,6 +110,29 @@ int repair_plan_names(struct repair_ctx *r, u64 root, u64 ino, s64 delta)
 		return -ENOMEM;
 	d->names += delta;
 	return 0;
+}
+
+int repair_plan_ref_dropped(struct repair_ctx *r, u64 root, u64 ino, u64 parent, u64 index)
+{
+	struct repair_planned_dir *d;
+
+	if (r->trans)
+		return 0;
+	d = plan_inode(r, root, ino);
+	if (!d)
+		return -ENOMEM;
+	d->ref_dropped = true;
+	d->dropped_parent = parent;
+	d->dropped_index = index;
+	return 0;
+}
+
+bool repair_ref_planned_dropped(struct repair_ctx *r, u64 root, u64 ino, u64 parent,
+				u64 index)
+{
+	struct repair_planned_dir *d = r->trans ? NULL : planned_inode(r, root, ino);
+
+	return d && d->ref_dropped && d->dropped_parent == parent && d->dropped_index == index;
 }
 
 u64 repair_names_now(struct repair_ctx *r, u64 root, u64 on_disk, u64 ino)

@@ -26,6 +26,13 @@ int repair_link_to_lost_found(struct repair_ctx *r, u64 root, u64 ino);
  * inode @ino (nothing with a transaction: the tree counts).
  */
 int repair_plan_names(struct repair_ctx *r, u64 root, u64 ino, s64 delta);
+/*
+ * Dry run: the ref entry of @ino in @parent at @index was replaced (its
+ * name was damaged); the actions of its other findings see it gone.
+ */
+int repair_plan_ref_dropped(struct repair_ctx *r, u64 root, u64 ino, u64 parent, u64 index);
+bool repair_ref_planned_dropped(struct repair_ctx *r, u64 root, u64 ino, u64 parent,
+				u64 index);
 /* the names of @ino counting the plan's, given the @on_disk count */
 u64 repair_names_now(struct repair_ctx *r, u64 root, u64 on_disk, u64 ino);
 

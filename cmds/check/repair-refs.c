@@ -65,24 +65,28 @@ struct ref_name {
 	u64 parent;
 	u64 index;
 	u8 key_type;		/* INODE_REF or INODE_EXTREF */
+	u64 key_offset;		/* of the item holding it */
 	u16 len;
 	char name[BTRFS_NAME_LEN + 1];
 };
 
+/* called for each name; nonzero stops the walk (and is returned, > 0) */
+typedef int (*name_fn)(const struct ref_name *n, void *data);
+
 /*
- * The names of @ino, up to @max (*@nr may then be short of the count).
- * Entries with an impossible length are skipped (INODE_REF_INVALID's).
+ * Every name of @ino, in key order.  Entries with an impossible length
+ * are skipped (INODE_REF_INVALID's).  0 all seen, > 0 what @fn stopped
+ * with, < 0 error.
  */
-static int list_names(struct btrfs_root *root, u64 ino, struct ref_name *out, int max,
-		      int *nr)
+static int walk_names(struct btrfs_root *root, u64 ino, name_fn fn, void *data)
 {
 	struct btrfs_key key = { ino, BTRFS_INODE_REF_KEY, 0 };
 	struct btrfs_path path;
-	int ret;
+	struct ref_name n;
+	int ret, stop = 0;
 
-	*nr = 0;
 	ret = btrfs_search_first(root, &key, &path);
-	while (ret == 0 && *nr < max) {
+	while (ret == 0 && !stop) {
 		const u8 *p;
 		u32 size, cur = 0;
 
@@ -93,8 +97,7 @@ static int list_names(struct btrfs_root *root, u64 ino, struct ref_name *out, in
 			goto next;
 		p = btrfs_item_ptr_raw(path.nodes[0], path.slots[0]);
 		size = btrfs_item_size(path.nodes[0], path.slots[0]);
-		while (cur < size && *nr < max) {
-			struct ref_name *n = &out[*nr];
+		while (cur < size && !stop) {
 			const u8 *name;
 			u32 hdr, nl;
 
@@ -105,8 +108,8 @@ static int list_names(struct btrfs_root *root, u64 ino, struct ref_name *out, in
 				if (cur + hdr > size)
 					break;
 				nl = btrfs_inode_ref_name_len(ref);
-				n->parent = key.offset;
-				n->index = btrfs_inode_ref_index(ref);
+				n.parent = key.offset;
+				n.index = btrfs_inode_ref_index(ref);
 				name = (const u8 *)(ref + 1);
 			} else {
 				const struct btrfs_inode_extref *ref = (const void *)(p + cur);
@@ -115,8 +118,8 @@ static int list_names(struct btrfs_root *root, u64 ino, struct ref_name *out, in
 				if (cur + hdr > size)
 					break;
 				nl = btrfs_inode_extref_name_len(ref);
-				n->parent = btrfs_inode_extref_parent(ref);
-				n->index = btrfs_inode_extref_index(ref);
+				n.parent = btrfs_inode_extref_parent(ref);
+				n.index = btrfs_inode_extref_index(ref);
 				name = ref->name;
 			}
 			if (cur + hdr + nl > size)
@@ -124,26 +127,52 @@ static int list_names(struct btrfs_root *root, u64 ino, struct ref_name *out, in
 			cur += hdr + nl;
 			if (!nl || nl > BTRFS_NAME_LEN)
 				continue;
-			n->key_type = key.type;
-			n->len = (u16)nl;
-			memcpy(n->name, name, nl);
-			n->name[nl] = 0;
-			(*nr)++;
+			n.key_type = key.type;
+			n.key_offset = key.offset;
+			n.len = (u16)nl;
+			memcpy(n.name, name, nl);
+			n.name[nl] = 0;
+			stop = fn(&n, data);
 		}
 next:
-		ret = btrfs_next_item(root, &path);
+		if (!stop)
+			ret = btrfs_next_item(root, &path);
 	}
 	btrfs_release_path(&path);
+	if (stop)
+		return stop;
+	return ret < 0 ? ret : 0;
+}
+
+struct name_list {
+	struct ref_name *v;
+	int nr;
+	int max;
+};
+
+static int collect_name(const struct ref_name *n, void *data)
+{
+	struct name_list *l = data;
+
+	l->v[l->nr++] = *n;
+	return l->nr == l->max;
+}
+
+/* the names of @ino, up to @max (*@nr may then be short of the count) */
+static int list_names(struct btrfs_root *root, u64 ino, struct ref_name *out, int max,
+		      int *nr)
+{
+	struct name_list l = { out, 0, max };
+	int ret = walk_names(root, ino, collect_name, &l);
+
+	*nr = l.nr;
 	return ret < 0 ? ret : 0;
 }
 
 /* the key of the ref item holding @n for inode @ino */
 static struct btrfs_key ref_key(u64 ino, const struct ref_name *n)
 {
-	if (n->key_type == BTRFS_INODE_EXTREF_KEY)
-		return (struct btrfs_key){ ino, BTRFS_INODE_EXTREF_KEY,
-					   btrfs_extref_hash(n->parent, n->name, n->len) };
-	return (struct btrfs_key){ ino, BTRFS_INODE_REF_KEY, n->parent };
+	return (struct btrfs_key){ ino, n->key_type, n->key_offset };
 }
 
 static const char *key_type_name(u8 type)
@@ -250,21 +279,33 @@ static int index_taken(struct btrfs_root *root, u64 dir, u64 index)
 	return ret < 0 ? ret : !ret;
 }
 
-/* does @ino have a name in @dir at @index (another spelling of one)? */
-static int has_ref_at(struct btrfs_root *root, u64 ino, u64 dir, u64 index)
-{
-	struct ref_name *names = calloc(REFS_MAX_NAMES, sizeof(*names));
-	int nr, i, ret;
+struct name_at {
+	u64 dir;
+	u64 index;
+	const char *name;	/* NULL: any name */
+	struct ref_name *out;
+};
 
-	if (!names)
-		return -ENOMEM;
-	ret = list_names(root, ino, names, REFS_MAX_NAMES, &nr);
-	for (i = 0; !ret && i < nr; i++) {
-		if (names[i].parent == dir && names[i].index == index)
-			ret = 1;
-	}
-	free(names);
-	return ret;
+static int match_name(const struct ref_name *n, void *data)
+{
+	struct name_at *a = data;
+
+	if (n->parent != a->dir)
+		return 0;
+	if (a->name ? strcmp(n->name, a->name) : n->index != a->index)
+		return 0;
+	if (a->out)
+		*a->out = *n;
+	return 1;
+}
+
+/* does @ino have a name in @dir at @index (another spelling of one)? */
+static int has_ref_at(struct btrfs_root *root, u64 ino, u64 dir, u64 index,
+		      struct ref_name *out)
+{
+	struct name_at a = { dir, index, NULL, out };
+
+	return walk_names(root, ino, match_name, &a);
 }
 
 /*
@@ -289,6 +330,47 @@ static int item_damaged(struct repair_ctx *r, struct btrfs_root *root,
 }
 
 /*
+ * The ref of @p->found at @p->index in dir @p->inode has another name
+ * (@bad) than the dir entry.  When the dir item and the dir index agree
+ * on the entry's name (@both) and @bad is no entry of the directory, the
+ * two copies outvote the one: the ref entry is written again with the
+ * entry's name.  Else it is left to the dir entry actions.
+ */
+static int replace_damaged_ref(struct repair_ctx *r, struct btrfs_root *root,
+			       const struct problem_ctx *p, const struct ref_name *bad,
+			       bool both)
+{
+	u64 ino = p->found, dir = p->inode;
+	struct btrfs_key key = ref_key(ino, bad), loc;
+	u32 off, len;
+	u8 type;
+	int ret;
+
+	if (!both)
+		return -EOPNOTSUPP;
+	ret = repair_lookup_name(root, dir, bad->name, bad->len, &loc, &type);
+	if (ret <= 0)
+		return ret < 0 ? ret : -EOPNOTSUPP;	/* a name of the dir too */
+	ret = repair_find_entry(root, &key, bad->name, bad->len, dir, &off, &len);
+	if (ret)
+		return ret < 0 ? ret : -ENOENT;
+	repair_note(r, REPAIR_OP_DELETE, false, 0, 0, "root %llu (%llu %s %llu) name %s",
+		    (unsigned long long)p->root, (unsigned long long)ino,
+		    key_type_name(key.type), (unsigned long long)key.offset, bad->name);
+	repair_note(r, REPAIR_OP_INSERT, false, 0, 0,
+		    "root %llu (%llu INODE_REF %llu) index %llu name %s",
+		    (unsigned long long)p->root, (unsigned long long)ino,
+		    (unsigned long long)dir, (unsigned long long)p->index, p->name);
+	if (!r->trans)
+		return repair_plan_ref_dropped(r, p->root, ino, dir, p->index);
+	ret = repair_cut_entry(r, root, &key, off, len);
+	if (ret)
+		return ret;
+	return btrfs_insert_inode_ref(r->trans, root, p->name, (int)strlen(p->name), ino, dir,
+				      p->index);
+}
+
+/*
  * INODE_REF_MISSING: dir @p->inode has entry @p->name for inode
  * @p->found, which has no ref for it: the ref is made from the entry
  * (and the DIR_INDEX, if the entry has only its DIR_ITEM).
@@ -298,7 +380,9 @@ int repair_inode_ref_missing(struct repair_ctx *r, const struct problem_ctx *p)
 	struct btrfs_root *root = repair_get_root(r, p->root);
 	u64 dir = p->inode, ino = p->found, index = p->index, names;
 	struct btrfs_inode_item ii;
+	struct ref_name bad;
 	bool has_index = false;
+	int lookup;
 	struct btrfs_key loc;
 	size_t len;
 	u32 off, elen;
@@ -328,11 +412,16 @@ int repair_inode_ref_missing(struct repair_ctx *r, const struct problem_ctx *p)
 		return -EEXIST;		/* the name is another inode's */
 	if (ret && !has_index)
 		return -ENOENT;
+	lookup = ret;
 	if (has_index) {
 		/* an inode ref at that index with another name: a damaged name */
-		ret = has_ref_at(root, ino, dir, index);
+		ret = has_ref_at(root, ino, dir, index, &bad);
+		if (ret < 0)
+			return ret;
+		if (ret && repair_ref_planned_dropped(r, p->root, ino, dir, index))
+			ret = 0;
 		if (ret)
-			return ret < 0 ? ret : -EOPNOTSUPP;
+			return replace_damaged_ref(r, root, p, &bad, lookup == 0);
 	}
 	ret = item_damaged(r, root, &(struct btrfs_key){ ino, BTRFS_INODE_REF_KEY, dir });
 	if (ret)
@@ -372,22 +461,10 @@ int repair_inode_ref_missing(struct repair_ctx *r, const struct problem_ctx *p)
 static int find_ref(struct btrfs_root *root, u64 ino, u64 parent, const char *name,
 		    struct ref_name *out)
 {
-	struct ref_name *names = calloc(REFS_MAX_NAMES, sizeof(*names));
-	int nr, i, ret;
+	struct name_at a = { parent, 0, name, out };
+	int ret = walk_names(root, ino, match_name, &a);
 
-	if (!names)
-		return -ENOMEM;
-	ret = list_names(root, ino, names, REFS_MAX_NAMES, &nr);
-	if (!ret)
-		ret = -ENOENT;
-	for (i = 0; ret == -ENOENT && i < nr; i++) {
-		if (names[i].parent == parent && !strcmp(names[i].name, name)) {
-			*out = names[i];
-			ret = 0;
-		}
-	}
-	free(names);
-	return ret;
+	return ret < 0 ? ret : ret ? 0 : -ENOENT;
 }
 
 /*
@@ -414,8 +491,12 @@ int repair_inode_ref_unmatched(struct repair_ctx *r, const struct problem_ctx *p
 	if (ret)
 		return ret;
 	ret = find_ref(root, ino, dir, p->name, &n);
+	if (ret == -ENOENT)
+		return 1;	/* replaced by an earlier fix */
 	if (ret)
 		return ret;
+	if (repair_ref_planned_dropped(r, p->root, ino, dir, n.index))
+		return 1;
 	ret = btrfs_read_inode(root, dir, &di);
 	if (ret && ret != -ENOENT)
 		return ret;
@@ -565,10 +646,12 @@ static int move_extref(struct repair_ctx *r, struct btrfs_root *root,
 		return -EOPNOTSUPP;
 	key = (struct btrfs_key){ p->inode, BTRFS_INODE_EXTREF_KEY, off_found };
 	btrfs_init_path(&path);
+	if (repair_ref_planned_dropped(r, p->root, p->inode, p->found, p->index))
+		return 1;	/* replaced by an earlier planned fix */
 	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
 	if (ret) {
 		btrfs_release_path(&path);
-		return ret < 0 ? ret : -ENOENT;
+		return ret < 0 ? ret : 1;	/* gone with an earlier fix */
 	}
 	ip = btrfs_item_ptr_raw(path.nodes[0], path.slots[0]);
 	size = btrfs_item_size(path.nodes[0], path.slots[0]);
@@ -593,7 +676,9 @@ static int move_extref(struct repair_ctx *r, struct btrfs_root *root,
 	}
 	btrfs_release_path(&path);
 	if (ret)
-		return ret;
+		return ret == -ENOENT ? 1 : ret;	/* gone with an earlier fix */
+	if (btrfs_extref_hash(p->found, name, (int)nl) == off_found)
+		return 1;	/* an earlier fix filed the right name there */
 	ret = repair_lookup_name(root, p->found, name, nl, &loc, &type);
 	if (ret < 0)
 		return ret;

@@ -8,7 +8,8 @@
 # again.  Then the inode ref and the dir index of /d/inline are deleted:
 # the ref comes back with a new dir index next to the dir item.  Each:
 # the plan of --dry-run matches, the three checkers are clean, the kernel
-# reads the file, and a second repair writes nothing.
+# reads the file, and a second repair writes nothing.  Last, a damaged
+# name in an inode ref: the two dir entries outvote it.
 
 source "$TOP/tests/common.sh"
 source "$TOP/tests/fsck-tests/lib/fs-trees-lib.sh"
@@ -84,5 +85,23 @@ expect_change "$TEST_TMP/repair.json" \
 	"INODE_REF_MISSING | insert root 5 ($FS_INO_INLINE INODE_REF $FS_INO_DIR) index $next name inline"
 [ "$(wc -l < "$TEST_TMP/changes")" -eq 5 ] ||
 	{ cat "$TEST_TMP/changes" >&2; fail "more than the dir index and the ref"; }
+expect_second_repair_noop "$IMG"
+read_back d/inline "$TEST_TMP/inline"
+
+# the inode ref's name damaged ("inline" -> "Inline"): the dir item and the
+# dir index agree on "inline", so the ref is written again with it
+IMG=$(fs_base_image) || exit
+index=$(fs_item_field 5 "$FS_INO_INLINE" 12 "$FS_INO_DIR" 0 8)
+fs_edit set-item 5 "$FS_INO_INLINE" 12 "$FS_INO_DIR" 10 1 0x49
+expect_fs_codes "$IMG" INODE_REF_MISSING INODE_REF_UNMATCHED
+expect_plan_matches "$IMG"
+expect_repaired "$IMG"
+repair_changes "$TEST_TMP/repair.json" > "$TEST_TMP/changes"
+cat > "$TEST_TMP/want" <<WANT
+INODE_REF_MISSING | delete root 5 ($FS_INO_INLINE INODE_REF $FS_INO_DIR) name Inline
+INODE_REF_MISSING | insert root 5 ($FS_INO_INLINE INODE_REF $FS_INO_DIR) index $index name inline
+INODE_REF_UNMATCHED | change nothing: right after the fixes before it
+WANT
+diff -u "$TEST_TMP/want" "$TEST_TMP/changes" >&2 || fail "not the expected changes"
 expect_second_repair_noop "$IMG"
 read_back d/inline "$TEST_TMP/inline"

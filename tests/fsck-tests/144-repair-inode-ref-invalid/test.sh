@@ -7,7 +7,8 @@
 # comes back from the dir entry.  Then an inode extref of /links/t moved to
 # a key offset that is not the hash of its directory and name (the name
 # is right: the dir has it): the entry moves to where it belongs.  Then an
-# inode ref with an empty name: it goes.  Each:
+# inode ref with an empty name: it goes.  Last, a damaged name in an
+# extref.  Each:
 # the plan of --dry-run matches, the three checkers are clean, the kernel
 # reads the file, and a second repair writes nothing.
 
@@ -89,3 +90,22 @@ WANT
 diff -u "$TEST_TMP/want" "$TEST_TMP/changes" >&2 || fail "not the expected changes"
 expect_second_repair_noop "$IMG"
 read_back d/inline hello
+
+# a damaged name in an extref of /links/t (one letter's case): its key is
+# then not its hash, and the dir item and dir index, which agree, outvote
+# it: the ref is written again with their name (INODE_REF_MISSING's fix)
+IMG=$(fs_base_image) || exit
+read -r obj type off < <(python3 "$EDIT" "$IMG" first 5 13) || fail "no inode extref"
+old=$(fs_item_field 5 "$obj" 13 "$off" 18 1)
+fs_edit set-item 5 "$obj" 13 "$off" 18 1 $((old ^ 0x20))
+expect_fs_codes "$IMG" INODE_REF_INVALID INODE_REF_UNMATCHED INODE_REF_MISSING
+expect_plan_matches "$IMG"
+expect_repaired "$IMG"
+repair_changes "$TEST_TMP/repair.json" > "$TEST_TMP/changes"
+grep -q "^INODE_REF_MISSING | delete root 5 ($obj INODE_EXTREF $off) name Hard-link-" "$TEST_TMP/changes" &&
+	grep -q "^INODE_REF_MISSING | insert root 5 ($obj INODE_REF $FS_INO_LINKS) index [0-9]* name hard-link-" "$TEST_TMP/changes" &&
+	grep -qx "INODE_REF_INVALID | change nothing: right after the fixes before it" "$TEST_TMP/changes" &&
+	grep -qx "INODE_REF_UNMATCHED | change nothing: right after the fixes before it" "$TEST_TMP/changes" &&
+	[ "$(wc -l < "$TEST_TMP/changes")" -eq 4 ] || { cat "$TEST_TMP/changes" >&2; fail "not the expected changes"; }
+expect_second_repair_noop "$IMG"
+read_back links/t target
