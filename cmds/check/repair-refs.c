@@ -10,14 +10,19 @@
  *    is gone the ref goes, and an inode left without a name goes to
  *    lost+found;
  *  - an inode ref that cannot be a name (INODE_REF_INVALID) goes; the
- *    next check sees what the inode's dir entries still say;
+ *    next check sees what the inode's dir entries still say; an extref
+ *    under the wrong key moves to its key;
  *  - an inode whose names are all gone (INODE_NLINK "have N expect 0",
  *    DIR_REFS 0) goes to lost+found; a directory with more than one name
  *    (DIR_REFS) keeps one, the oldest that leads to the top, and loses
  *    the others (the directory and what it holds stay);
  *  - a directory's link count is 1 (DIR_NLINK).
- * A damaged name (the same index, another name) is left to the dir entry
- * actions, which know which copy is right.
+ * A damaged name (the same index, another name in the ref) is written
+ * again from the dir entries when the dir item and dir index agree (two
+ * copies against one); otherwise it is left to the dir entry actions.
+ * The dry run writes nothing: what an earlier planned fix changed (names
+ * added or removed, a ref replaced) is remembered (repair-lost-found.c)
+ * so that the plan describes what the repair does.
  */
 #include <errno.h>
 #include <stdio.h>
