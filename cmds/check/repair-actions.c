@@ -19,6 +19,7 @@
 #include "repair-chunks.h"
 #include "repair-tree-block.h"
 #include "repair-names.h"
+#include "repair-refs.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/block-group.h"
 #include "kernel-shared/ctree.h"
@@ -570,7 +571,9 @@ static const struct {
 	{ PR_INODE_INVALID, repair_names_inode_invalid, false },
 	/* a dangling dir index goes before a missing one takes its place */
 	{ PR_DIR_ENTRY_DANGLING, repair_names_dir_entry_dangling, false },
-	{ PR_DIR_INDEX_MISSING, repair_names_dir_index_missing, false },
+	/* a name's inode ref before its dir entries: it may bring the index */
+	{ PR_INODE_REF_MISSING, repair_inode_ref_missing, false },
+	{ PR_DIR_INDEX_MISSING, repair_dir_index_missing_ref, false },
 	{ PR_DIR_ITEM_MISSING, repair_names_dir_item_missing, false },
 	{ PR_DIR_ITEM_HASH, repair_names_dir_item_hash, false },
 	{ PR_DIR_ENTRY_DUPLICATE, repair_names_dir_entry_duplicate, false },
@@ -580,11 +583,14 @@ static const struct {
 	{ PR_FILE_EXTENT_INVALID, repair_file_extent_invalid, false },
 	{ PR_FILE_EXTENT_HOLE, repair_file_extent_hole, false },
 	{ PR_INODE_MODE_INVALID, repair_inode_mode, false },
-	{ PR_INODE_NLINK, repair_inode_nlink, false },
+	{ PR_INODE_REF_INVALID, repair_inode_ref_invalid, false },
+	{ PR_INODE_REF_UNMATCHED, repair_inode_ref_unmatched, false },
+	{ PR_DIR_REFS, repair_dir_refs, false },
+	{ PR_INODE_NLINK, repair_inode_nlink_or_lost, false },
 	{ PR_INODE_NO_ORPHAN, repair_inode_no_orphan, false },
 	{ PR_ORPHAN_ITEM_INVALID, repair_orphan_item, true },
 	{ PR_INODE_CACHE_DEPRECATED, repair_inode_cache, true },
-	{ PR_DIR_NLINK, repair_inode_nlink, true },
+	{ PR_DIR_NLINK, repair_dir_nlink, true },
 	{ PR_INODE_NBYTES, repair_inode_nbytes, true },
 	{ PR_DIR_ISIZE, repair_dir_isize, true },
 	{ PR_INODE_FLAGS_INVALID, repair_inode_flags, false },

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <time.h>
 #include "repair-inode.h"
+#include "repair-lost-found.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/inode.h"
@@ -161,7 +162,7 @@ static int has_items(struct btrfs_root *root, u64 objectid, u8 type)
  * The names of inode @ino: the entries of its INODE_REF and INODE_EXTREF
  * items.  With @parent, @index and @name: the first of them.
  */
-static int count_names(struct btrfs_root *root, u64 ino, u64 *count, u64 *parent,
+int repair_count_names(struct btrfs_root *root, u64 ino, u64 *count, u64 *parent,
 		       u64 *index)
 {
 	struct btrfs_key key = { ino, BTRFS_INODE_REF_KEY, 0 };
@@ -237,7 +238,7 @@ int repair_inode_nlink(struct repair_ctx *r, const struct problem_ctx *p)
 	    has_items(root, p->inode, BTRFS_DIR_ITEM_KEY) > 0) {
 		q.expected = 1;
 	} else {
-		ret = count_names(root, p->inode, &q.expected, NULL, NULL);
+		ret = repair_count_names(root, p->inode, &q.expected, NULL, NULL);
 		if (ret)
 			return ret;
 		if (!q.expected)
@@ -272,13 +273,13 @@ static u32 type_to_fmt(u8 type)
  * says; without one, a directory if it has entries, a regular file if it
  * has file extents.  0 when nothing tells.
  */
-static u32 inode_fmt(struct btrfs_root *root, u64 ino)
+u32 repair_inode_fmt(struct btrfs_root *root, u64 ino)
 {
 	u64 count, parent = 0, index = 0;
 	struct btrfs_path path;
 	u32 fmt = 0;
 
-	if (!count_names(root, ino, &count, &parent, &index) && count) {
+	if (!repair_count_names(root, ino, &count, &parent, &index) && count) {
 		struct btrfs_key key = { parent, BTRFS_DIR_INDEX_KEY, index };
 
 		btrfs_init_path(&path);
@@ -320,7 +321,7 @@ int repair_inode_mode(struct repair_ctx *r, const struct problem_ctx *p)
 
 	if (!root)
 		return -ENOENT;
-	q.expected = inode_fmt(root, p->inode);
+	q.expected = repair_inode_fmt(root, p->inode);
 	if (!q.expected)
 		return -ENODATA;	/* nothing says what the inode is */
 	return fix_fields(r, &q, f, 1, rule_mode);
@@ -348,6 +349,10 @@ int repair_dir_isize(struct repair_ctx *r, const struct problem_ctx *p)
 		return -ENOENT;
 	ret = repair_count_dir_size(r, root, p->inode, &q.expected);
 	if (ret)
+		return ret;
+	/* a dry run: what earlier planned fixes did to the directory counts */
+	ret = repair_plan_dir_isize(r, root, p->inode, q.expected);
+	if (ret != -ENOENT)
 		return ret;
 	return fix_fields(r, &q, f, 1, rule_expected);
 }
@@ -465,10 +470,10 @@ int repair_inode_item_missing(struct repair_ctx *r, const struct problem_ctx *p)
 	btrfs_release_path(&path);
 	if (ret <= 0)
 		return ret < 0 ? ret : 1;	/* there already */
-	fmt = inode_fmt(root, p->inode);
+	fmt = repair_inode_fmt(root, p->inode);
 	if (!fmt)
 		return -ENODATA;
-	ret = count_names(root, p->inode, &names, NULL, NULL);
+	ret = repair_count_names(root, p->inode, &names, NULL, NULL);
 	if (ret)
 		return ret;
 	if (fmt == 0040000) {

@@ -13,6 +13,20 @@ int repair_inode_mode(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_inode_flags(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_inode_generation(struct repair_ctx *r, const struct problem_ctx *p);
 
+/*
+ * The names of inode @ino (entries of its INODE_REF and INODE_EXTREF
+ * items); with @parent and @index, those of the first.
+ */
+int repair_count_names(struct btrfs_root *root, u64 ino, u64 *count, u64 *parent,
+		       u64 *index);
+
+/*
+ * The file type (S_IFxxx) of inode @ino from its other items: the dir
+ * index of its first name, else entries make a directory, file extents a
+ * regular file.  0 when nothing tells.
+ */
+u32 repair_inode_fmt(struct btrfs_root *root, u64 ino);
+
 /* repair-dir.c */
 int repair_dir_index_missing(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_dir_item_missing(struct repair_ctx *r, const struct problem_ctx *p);

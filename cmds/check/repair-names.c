@@ -29,6 +29,7 @@
 #include <string.h>
 #include "repair-inode.h"
 #include "repair-names.h"
+#include "repair-lost-found.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/inode.h"
@@ -497,7 +498,7 @@ int repair_names_dir_index_missing(struct repair_ctx *r, const struct problem_ct
 	}
 	/* a longer or shorter name changes what the directory's size counts */
 	if (!ret && f.bad.name_len != name_len)
-		ret = repair_names_dir_size_add(r, root, p->inode,
+		ret = repair_dir_size_add(r, root, p->inode,
 						(s64)name_len - (s64)f.bad.name_len);
 	index_fix_free(&f);
 	return ret;
@@ -764,7 +765,7 @@ int repair_names_dir_item_hash(struct repair_ctx *r, const struct problem_ctx *p
 	if (!ret && !twice)
 		ret = entry_append(r, root, &to, moved, e.len);
 	if (!ret && twice)
-		ret = repair_names_dir_size_add(r, root, p->inode, -(s64)name_len);
+		ret = repair_dir_size_add(r, root, p->inode, -(s64)name_len);
 	free(moved);
 out:
 	item_free(&it);
@@ -875,33 +876,6 @@ int repair_names_xattr(struct repair_ctx *r, const struct problem_ctx *p)
 	return ret;
 }
 
-/* ---- sizes ---- */
-
-int repair_names_dir_size_add(struct repair_ctx *r, struct btrfs_root *root, u64 dir,
-			      s64 delta)
-{
-	struct btrfs_inode_item ii;
-	u64 old;
-	int ret;
-
-	if (!delta)
-		return 0;
-	ret = btrfs_read_inode(root, dir, &ii);
-	if (ret)
-		return ret;
-	old = btrfs_inode_size(&ii);
-	if (delta < 0 && old < (u64)-delta)
-		return 0;	/* wrong already: DIR_ISIZE recounts it */
-	repair_note(r, REPAIR_OP_CHANGE, true, old, old + (u64)delta,
-		    "root %llu (%llu INODE_ITEM 0) size",
-		    (unsigned long long)root->root_key.objectid, (unsigned long long)dir);
-	if (!r->trans)
-		return 0;
-	btrfs_set_inode_size(&ii, old + (u64)delta);
-	btrfs_set_inode_transid(&ii, r->trans->transid);
-	return btrfs_update_inode(r->trans, root, dir, &ii);
-}
-
 /* ---- entries for inodes that do not exist ---- */
 
 /*
@@ -994,7 +968,7 @@ int repair_names_dir_entry_dangling(struct repair_ctx *r, const struct problem_c
 		removed += name_len;
 	if (!removed)
 		return 1;
-	return repair_names_dir_size_add(r, root, p->inode, -removed);
+	return repair_dir_size_add(r, root, p->inode, -removed);
 }
 
 /* ---- two entries with one name ---- */
@@ -1152,7 +1126,7 @@ static int dup_rename(struct repair_ctx *r, struct btrfs_root *root, u64 dir,
 	delta = ((s64)new_len - (s64)name_len) * (idx.data ? 2 : 1);
 	if (!r->trans) {
 		item_free(&idx);
-		return repair_names_dir_size_add(r, root, dir, delta);
+		return repair_dir_size_add(r, root, dir, delta);
 	}
 	moved = malloc(DI_SIZE + new_len);
 	if (!moved) {
@@ -1173,7 +1147,7 @@ static int dup_rename(struct repair_ctx *r, struct btrfs_root *root, u64 dir,
 	if (!ret)
 		ret = ref_rename(r, root, e->child, dir, ref.off, new_name, new_len);
 	if (!ret)
-		ret = repair_names_dir_size_add(r, root, dir, delta);
+		ret = repair_dir_size_add(r, root, dir, delta);
 	return ret;
 }
 
@@ -1213,7 +1187,7 @@ int repair_names_dir_entry_duplicate(struct repair_ctx *r, const struct problem_
 		if (r->trans)
 			ret = item_write(r, root, &key, it.data, entry_cut(&it, &e));
 		if (!ret)
-			ret = repair_names_dir_size_add(r, root, p->inode, -(s64)name_len);
+			ret = repair_dir_size_add(r, root, p->inode, -(s64)name_len);
 	} else {
 		ret = dup_rename(r, root, p->inode, &it, &e);
 	}
@@ -1371,7 +1345,7 @@ int repair_names_dir_entry_invalid(struct repair_ctx *r, const struct problem_ct
 	ret = r->trans ? item_write(r, root, &it.key, it.data, entry_cut(&it, &e)) : 0;
 	item_free(&it);
 	if (!ret && name_len)
-		ret = repair_names_dir_size_add(r, root, p->inode, -(s64)name_len);
+		ret = repair_dir_size_add(r, root, p->inode, -(s64)name_len);
 	return ret;
 }
 

@@ -25,8 +25,5 @@ int repair_names_has_dir_entries(struct btrfs_root *root, u64 ino);
  */
 int repair_names_entry_is_damaged_copy(struct repair_ctx *r, const struct problem_ctx *p);
 
-/* add @delta to the size of directory @dir (noted; with a transaction) */
-int repair_names_dir_size_add(struct repair_ctx *r, struct btrfs_root *root, u64 dir,
-			      s64 delta);
 
 #endif

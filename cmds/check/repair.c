@@ -25,6 +25,7 @@
 #include "repair.h"
 #include "repair-rebuild.h"
 #include "repair-tree-block.h"
+#include "repair-lost-found.h"
 #include "array.h"
 #include "json-writer.h"
 #include "cmds/mount-probe.h"
@@ -933,6 +934,7 @@ static int dry_run(struct repair_session *s)
 	if (repair_rebuild_requested(&o))
 		repair_rebuild_trees(&r);
 	run_actions(s, &r, &s->found, -1, PR_COUNT);
+	repair_lost_found_release(&r);
 	release_plan_roots(&r);
 	close_ctree(r.fs_info);
 	return s->found.nr ? CHECK_EXIT_ERRORS : CHECK_EXIT_CLEAN;

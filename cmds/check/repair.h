@@ -80,6 +80,10 @@ struct repair_ctx {
 	size_t alloc_roots;
 	/* the log root the open for writing dropped (LOG_TREE_INVALID), or 0 */
 	u64 dropped_log_root;
+	/* dry run: the lost+found directories the plan made (repair-lost-found.c) */
+	struct repair_planned_dir *planned_dirs;
+	size_t nr_planned_dirs;
+	size_t alloc_planned_dirs;
 };
 
 /*

@@ -52,7 +52,9 @@ REPAIRED="004-no-dir-index__default_case
 069-unknown-fs-tree-key__unknown_key_empty
 008-bad-dir-index-name__default_case
 026-bad-dir-item-name__default_case
-067-dupe-filename__default"
+067-dupe-filename__default
+039-bad-inode-mode__bad_imodes_in_subvolume_tree
+049-dir-hard-link__default"
 
 # kernel_workload IMG NAME: the kernel mounts the repaired image read-write,
 # every file reads back (when its data checksums verify: btrfs-image
