@@ -399,6 +399,10 @@ int repair_inode_ref_missing(struct repair_ctx *r, const struct problem_ctx *p)
 		return -ENOENT;
 	if (!usable_name(p->name))
 		return -EINVAL;
+	/* the damaged copy of another link: the names actions mend it */
+	ret = repair_names_entry_is_damaged_copy(r, p);
+	if (ret)
+		return ret < 0 ? ret : 1;
 	len = strlen(p->name);
 	ret = btrfs_read_inode(root, ino, &ii);
 	if (ret)
@@ -571,8 +575,8 @@ int repair_dir_index_missing_ref(struct repair_ctx *r, const struct problem_ctx 
 	if (p->index || !root || !usable_name(p->name))
 		return repair_names_dir_index_missing(r, p);
 	ret = repair_lookup_name(root, p->inode, p->name, strlen(p->name), &loc, &type);
-	if (ret)
-		return ret < 0 ? ret : -ENOENT;
+	if (ret)	/* > 0: the name went with an earlier fix (DIR_ITEM_HASH) */
+		return ret < 0 ? ret : 1;
 	ret = find_ref(root, loc.objectid, p->inode, p->name, &n);
 	if (ret == -ENOENT && repair_names_now(r, p->root, 0, loc.objectid))
 		return 1;	/* the dry run: planned with the ref */
