@@ -54,42 +54,6 @@ bool rootdir_is_tar(const char *path)
 
 #ifndef HAVE_LIBARCHIVE
 
-static u32 find_kid(const struct rootdir_tar *t, long dir, const char *name);
-
-/* every --subvol SUBDIR must be a directory of the archive (not a symlink to one) */
-static int check_subvols(const struct rootdir_tar *t)
-{
-	const struct mkfs_rootdir_opts *o = t->o;
-	char name[BTRFS_NAME_LEN + 1];
-	int i;
-
-	for (i = 0; i < o->nr_subvols; i++) {
-		const char *p = o->subvols[i].rel;
-		u32 cur = 0;
-
-		while (*p && cur != NO_NODE && S_ISDIR(t->nodes[cur].mode)) {
-			const char *slash = strchrnul(p, '/');
-			size_t n = (size_t)(slash - p);
-
-			if (n > BTRFS_NAME_LEN) {
-				cur = NO_NODE;
-				break;
-			}
-			memcpy(name, p, n);
-			name[n] = 0;
-			cur = find_kid(t, cur, name);
-			p = *slash ? slash + 1 : slash;
-		}
-		if (cur == NO_NODE || *p || !S_ISDIR(t->nodes[cur].mode)) {
-			cmd_error("--subvol %s: %s in the archive %s", o->subvols[i].rel,
-				  cur == NO_NODE || *p ? "no such directory" : "not a directory",
-				  o->path);
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-
 int rootdir_tar_read(const struct mkfs_rootdir_opts *o, u32 sectorsize,
 		     struct rootdir_scan *scan)
 {
