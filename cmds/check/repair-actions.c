@@ -543,6 +543,7 @@ static const struct {
 	{ PR_DEV_EXTENT_NO_CHUNK, fix_dev_extent_no_chunk, false },
 	{ PR_DEV_BYTES_USED, fix_dev_bytes_used, true },
 	{ PR_TREE_BLOCK_INVALID, repair_tree_block, false },
+	{ PR_TREE_BLOCK_UNREADABLE, repair_tree_block_csum, false },
 	{ PR_TREE_ITEM_INVALID, repair_tree_item, false },
 	{ PR_ROOT_ITEM_INVALID, repair_root_item, false },
 	{ PR_ROOT_REF_MISSING, repair_root_ref_missing, false },

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Repairs of tree blocks (TREE_BLOCK_INVALID) and of items the
- * tree-checker rejects (TREE_ITEM_INVALID, FS_TREE_UNKNOWN_KEY).
+ * Repairs of tree blocks (TREE_BLOCK_INVALID, TREE_BLOCK_UNREADABLE when
+ * only the checksum is wrong) and of items the tree-checker rejects
+ * (TREE_ITEM_INVALID, FS_TREE_UNKNOWN_KEY).
  *
  * A block that fails verification cannot be used by the engine, so the
  * repair opens the filesystem with a block fixer: for a block the first
@@ -9,7 +10,9 @@
  * memory what the header or the item layout got wrong (a generation that
  * differs from its parent pointer, a level that differs from it, keys out
  * of order, item data offsets that are not contiguous) and lets the
- * engine verify the result.  Nothing is written then.  The action for the
+ * engine verify the result.  A block whose checksum fails is not mended:
+ * when all the rest of it is what its parent expects and its items pass
+ * the checks, only its checksum is recomputed.  Nothing is written then.  The action for the
  * finding copies the block on write: the mended copy goes to a new
  * address with the current generation, its parent pointer (or root item)
  * follows, and the old block stays as it was until the commit.
@@ -58,6 +61,7 @@ void repair_block_fixes_release(struct repair_block_fixes *f)
 	free(f->allowed);
 	free(f->v);
 	free(f->cowed);
+	free(f->refused);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -394,6 +398,142 @@ static bool node_pointers_plausible(const struct extent_buffer *eb)
 	return true;
 }
 
+/* the checksum of @csum as the engine's messages show it */
+static void csum_str(const struct btrfs_fs_info *fs_info, const u8 *csum, char *buf,
+		     size_t len)
+{
+	u32 i;
+
+	if (fs_info->csum_size == 4) {
+		snprintf(buf, len, "0x%08x", get_unaligned_le32(csum));
+		return;
+	}
+	snprintf(buf, len, "0x");
+	for (i = 0; i < fs_info->csum_size && 2 + 2 * i + 2 < len; i++)
+		snprintf(buf + 2 + 2 * i, len - 2 - 2 * i, "%02x", csum[i]);
+}
+
+/*
+ * Why the block in @eb, whose checksum fails, is more than a block with a
+ * wrong checksum; NULL when every other thing the block says is what its
+ * parent (or root item) expects and its content passes the checks.
+ */
+static const char *not_csum_only(const struct btrfs_fs_info *fs_info,
+				 const struct extent_buffer *eb,
+				 const struct tree_block_check *check,
+				 char *why, size_t len)
+{
+	const struct btrfs_header *h = eb_header((struct extent_buffer *)eb);
+	struct tree_check_error terr;
+	u32 i, nr = btrfs_eb_nritems(eb);
+
+	if (btrfs_header_bytenr(h) != eb->start)
+		snprintf(why, len, "its header bytenr is %llu",
+			 (unsigned long long)btrfs_header_bytenr(h));
+	else if (memcmp(h->fsid, fs_info->metadata_uuid, BTRFS_FSID_SIZE))
+		snprintf(why, len, "its fsid is not the filesystem's");
+	else if (memcmp(h->chunk_tree_uuid, fs_info->chunk_tree_uuid, BTRFS_UUID_SIZE))
+		snprintf(why, len, "its chunk tree uuid is not the filesystem's");
+	else if (!check || check->level < 0 || !check->transid)
+		snprintf(why, len, "no parent pointer to compare it with");
+	else if (btrfs_header_level(h) != check->level)
+		snprintf(why, len, "its level is %u, its parent says %d",
+			 btrfs_header_level(h), check->level);
+	else if (btrfs_header_generation(h) != check->transid)
+		snprintf(why, len, "its generation is %llu, its parent says %llu",
+			 (unsigned long long)btrfs_header_generation(h),
+			 (unsigned long long)check->transid);
+	else if (check->owner && btrfs_header_owner(h) != check->owner)
+		snprintf(why, len, "its owner is %llu, not %llu",
+			 (unsigned long long)btrfs_header_owner(h),
+			 (unsigned long long)check->owner);
+	else if (!nr)
+		snprintf(why, len, "it has no items");
+	else if (btrfs_header_level(h) == 0 ? btrfs_check_leaf_layout(fs_info, eb, &terr) :
+		 btrfs_check_node(fs_info, eb, &terr))
+		snprintf(why, len, "%s", terr.msg);
+	else
+		why[0] = 0;
+	if (why[0])
+		return why;
+	if (check->has_first_key) {
+		struct btrfs_key first;
+
+		if (btrfs_header_level(h) == 0)
+			btrfs_item_key_to_cpu(eb, &first, 0);
+		else
+			btrfs_node_key_to_cpu(eb, &first, 0);
+		if (btrfs_comp_cpu_keys(&first, &check->first_key)) {
+			snprintf(why, len, "its first key (%llu %u %llu) is not its parent's (%llu %u %llu)",
+				 (unsigned long long)first.objectid, first.type,
+				 (unsigned long long)first.offset,
+				 (unsigned long long)check->first_key.objectid,
+				 check->first_key.type,
+				 (unsigned long long)check->first_key.offset);
+			return why;
+		}
+	}
+	if (btrfs_header_level(h) > 0) {
+		if (!node_pointers_plausible(eb)) {
+			snprintf(why, len, "a pointer of it is unmapped or newer than the node");
+			return why;
+		}
+		return NULL;
+	}
+	for (i = 0; i < nr; i++) {
+		if (btrfs_check_item(fs_info, eb, (int)i, &terr)) {
+			snprintf(why, len, "item %u: %s", i, terr.msg);
+			return why;
+		}
+	}
+	return NULL;
+}
+
+static int note_refusal(struct repair_block_fixes *f, u64 bytenr, const char *why)
+{
+	struct repair_block_refusal *x = NULL;
+	size_t i;
+
+	for (i = 0; i < f->nr_refused; i++) {
+		if (f->refused[i].bytenr == bytenr)
+			x = &f->refused[i];
+	}
+	if (!x) {
+		if (ARRAY_RESERVE(f->refused, f->alloc_refused, f->nr_refused + 1, 8))
+			return -ENOMEM;
+		x = &f->refused[f->nr_refused++];
+		x->bytenr = bytenr;
+	}
+	snprintf(x->why, sizeof(x->why), "%s", why);
+	return 0;
+}
+
+/*
+ * The checksum is all that is wrong with @eb (e2fsck's answer to
+ * metadata whose checksum alone fails): its header is the block its
+ * parent points to and its content passes every check, so the bytes are
+ * taken as written and the checksum recomputed.  The copy on write
+ * writes it with a correct one.
+ */
+static int accept_csum_only(struct repair_block_fixes *f, const struct btrfs_fs_info *fs_info,
+			    struct extent_buffer *eb, const struct tree_block_check *check)
+{
+	char why[sizeof(((struct repair_block_refusal *)0)->why)];
+	char old_csum[2 * BTRFS_CSUM_SIZE + 3], new_csum[2 * BTRFS_CSUM_SIZE + 3];
+	int ret;
+
+	if (not_csum_only(fs_info, eb, check, why, sizeof(why))) {
+		ret = note_refusal(f, eb->start, why);
+		return ret ? ret : -EUCLEAN;
+	}
+	forget_fixes(f, eb->start);
+	csum_str(fs_info, eb->data, old_csum, sizeof(old_csum));
+	rewrite_csum(fs_info, eb);
+	csum_str(fs_info, eb->data, new_csum, sizeof(new_csum));
+	return record_fix(f, eb->start, false, 0, 0, "block %llu checksum recomputed: %s -> %s",
+			  (unsigned long long)eb->start, old_csum, new_csum);
+}
+
 int repair_block_fixer(void *data, const struct btrfs_fs_info *fs_info,
 		       struct extent_buffer *eb, const struct tree_block_check *check)
 {
@@ -405,9 +545,13 @@ int repair_block_fixer(void *data, const struct btrfs_fs_info *fs_info,
 
 	if (!u64_in(f->allowed, f->nr_allowed, eb->start))
 		return -EPERM;
-	/* a block whose checksum fails is not what was written: not mended */
-	if (!btrfs_tree_block_csum_ok(fs_info, eb->data, eb->len) ||
-	    btrfs_header_bytenr(h) != eb->start ||
+	/*
+	 * A block whose checksum fails is not mended: at most, when all of
+	 * it is what its parent expects, its checksum is made right.
+	 */
+	if (!btrfs_tree_block_csum_ok(fs_info, eb->data, eb->len))
+		return accept_csum_only(f, fs_info, eb, check);
+	if (btrfs_header_bytenr(h) != eb->start ||
 	    memcmp(h->fsid, fs_info->metadata_uuid, BTRFS_FSID_SIZE))
 		return -EUCLEAN;
 	if (check && check->owner && btrfs_header_owner(h) != check->owner)
@@ -657,5 +801,53 @@ int repair_unknown_key(struct repair_ctx *r, const struct problem_ctx *p)
 	if (r->trans)
 		ret = btrfs_del_item(r->trans, root, &path);
 	btrfs_release_path(&path);
+	return ret;
+}
+
+/* ---- TREE_BLOCK_UNREADABLE: a block whose checksum alone is wrong ---- */
+
+static const char *refusal_of(const struct repair_block_fixes *f, u64 bytenr)
+{
+	size_t i;
+
+	for (i = 0; f && i < f->nr_refused; i++) {
+		if (f->refused[i].bytenr == bytenr)
+			return f->refused[i].why;
+	}
+	return NULL;
+}
+
+/* the finding's message says why the checksum was not recomputed */
+static void add_refusal(struct repair_ctx *r, const char *why)
+{
+	static const char sep[] = "; checksum not recomputed: ";
+	size_t len;
+	char *msg;
+
+	if (!r->cur || !why || !r->cur->message || strstr(r->cur->message, why))
+		return;
+	len = strlen(r->cur->message) + sizeof(sep) + strlen(why);
+	msg = malloc(len);
+	if (!msg)
+		return;
+	snprintf(msg, len, "%s%s%s", r->cur->message, sep, why);
+	free(r->cur->message);
+	r->cur->message = msg;
+}
+
+/*
+ * Only a block the fixer took as written (its checksum the one thing
+ * wrong) is copied on write, as a mended one is; any other unreadable
+ * block stays, with the reason it was not taken.
+ */
+int repair_tree_block_csum(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	int ret;
+
+	if (!p->detail || !strstr(p->detail, "checksum verify failed"))
+		return -EOPNOTSUPP;
+	ret = repair_tree_block(r, p);
+	if (ret < 0)
+		add_refusal(r, refusal_of(r->block_fixes, p->block));
 	return ret;
 }

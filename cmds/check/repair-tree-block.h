@@ -18,12 +18,19 @@ struct repair_block_fix {
 	bool has_values;
 	u64 old_value;
 	u64 new_value;
-	char what[160];
+	char what[200];
+};
+
+/* why a block whose checksum fails was not taken as written */
+struct repair_block_refusal {
+	u64 bytenr;
+	char why[320];
 };
 
 /*
- * The blocks the first check found invalid (the only ones the fixer
- * touches), what it changed in them, and the ones copied on write since.
+ * The blocks the first check found invalid or unreadable (the only ones
+ * the fixer touches), what it changed in them, why it refused the
+ * unreadable ones it did not take, and the ones copied on write since.
  */
 struct repair_block_fixes {
 	u64 *allowed;
@@ -35,6 +42,9 @@ struct repair_block_fixes {
 	u64 *cowed;
 	size_t nr_cowed;
 	size_t alloc_cowed;
+	struct repair_block_refusal *refused;
+	size_t nr_refused;
+	size_t alloc_refused;
 };
 
 /* allow the fixer to mend @bytenr; 0 or -ENOMEM */
@@ -46,6 +56,7 @@ int repair_block_fixer(void *data, const struct btrfs_fs_info *fs_info,
 		       struct extent_buffer *eb, const struct tree_block_check *check);
 
 int repair_tree_block(struct repair_ctx *r, const struct problem_ctx *p);
+int repair_tree_block_csum(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_tree_item(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_unknown_key(struct repair_ctx *r, const struct problem_ctx *p);
 

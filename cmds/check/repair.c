@@ -397,6 +397,20 @@ static int keep_item(struct repair_list *to, const struct repair_item *it)
 	return 0;
 }
 
+/* a tree block of an earlier phase than @it is planned to be copied */
+static bool after_planned_block_copy(const struct repair_list *l, const struct repair_item *it)
+{
+	size_t i;
+
+	for (i = 0; i < l->nr; i++) {
+		if ((l->v[i].code == PR_TREE_BLOCK_INVALID ||
+		     l->v[i].code == PR_TREE_BLOCK_UNREADABLE) &&
+		    l->v[i].status == REPAIR_PLANNED && l->v[i].phase < it->phase)
+			return true;
+	}
+	return false;
+}
+
 /*
  * Run the action of every finding of @l in @phase (every phase when -1)
  * of code @only (every code when PR_COUNT); planned or applied depending
@@ -422,6 +436,15 @@ static int run_actions(struct repair_session *s, struct repair_ctx *r,
 			if (only != PR_COUNT && it->code != only)
 				continue;
 			if (!fn || !problem_repairable(it->code))
+				continue;
+			/*
+			 * The repair copies the tree blocks first and checks
+			 * again: what a later phase finds then is not what the
+			 * first check found (most of it came from the blocks
+			 * that could not be read).  The plan leaves it to that
+			 * check.
+			 */
+			if (!r->trans && after_planned_block_copy(l, it))
 				continue;
 			r->cur = it;
 			ret = fn(r, &it->pctx);
@@ -694,7 +717,8 @@ static int allow_block_fixes(struct repair_session *s, const struct repair_list 
 	size_t i;
 
 	for (i = 0; i < l->nr; i++) {
-		if (l->v[i].code == PR_TREE_BLOCK_INVALID &&
+		if ((l->v[i].code == PR_TREE_BLOCK_INVALID ||
+		     l->v[i].code == PR_TREE_BLOCK_UNREADABLE) &&
 		    repair_block_fixes_allow(&s->block_fixes, l->v[i].pctx.block))
 			return -ENOMEM;
 	}
@@ -767,14 +791,22 @@ static void print_summary(struct repair_session *s, bool dry_run)
 	int c;
 
 	if (dry_run) {
-		size_t i, planned = 0, none = 0;
+		size_t i, planned = 0, none = 0, later = 0;
 
 		for (i = 0; i < s->found.nr; i++) {
-			if (s->found.v[i].status == REPAIR_PLANNED)
+			const struct repair_item *it = &s->found.v[i];
+
+			if (it->status == REPAIR_PLANNED)
 				planned++;
+			else if (it->status == REPAIR_NO_ACTION &&
+				 after_planned_block_copy(&s->found, it))
+				later++;
 			else
 				none++;
 		}
+		if (later)
+			fprintf(out, "dry run: %zu finding%s of later phases %s left to the check after the tree blocks are copied\n",
+				later, later == 1 ? "" : "s", later == 1 ? "is" : "are");
 		fprintf(out, "dry run: %zu finding%s would be fixed, %zu %s no repair action; nothing written\n",
 			planned, planned == 1 ? "" : "s", none,
 			none == 1 ? "has" : "have");
