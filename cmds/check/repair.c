@@ -869,6 +869,22 @@ static void json_item(struct json_writer *w, const struct repair_item *it,
 	json_object_end(w);
 }
 
+/* the first fix planned or made for finding @it of the first check */
+static const struct repair_item *fix_of(const struct repair_session *s,
+					const struct repair_item *it)
+{
+	size_t i;
+
+	for (i = 0; i < s->done.nr; i++) {
+		const struct repair_item *d = &s->done.v[i];
+
+		if (d->code == it->code && d->phase == it->phase &&
+		    !strcmp(d->message, it->message))
+			return d;
+	}
+	return NULL;
+}
+
 static void print_json(struct repair_session *s, int exit_code, bool dry_run,
 		       const struct repair_list *remaining)
 {
@@ -885,8 +901,13 @@ static void print_json(struct repair_session *s, int exit_code, bool dry_run,
 		json_string(&w, s->opts->devices[i]);
 	json_array_end(&w);
 	json_kv_array_begin(&w, "findings");
-	for (i = 0; i < s->found.nr; i++)
-		json_item(&w, &s->found.v[i], false);
+	for (i = 0; i < s->found.nr; i++) {
+		const struct repair_item *it = &s->found.v[i];
+		const struct repair_item *fix = dry_run ? fix_of(s, it) : NULL;
+
+		/* a dry run: the status and changes of the plan's fix for it */
+		json_item(&w, fix ? fix : it, dry_run);
+	}
 	json_array_end(&w);
 	json_kv_array_begin(&w, "fixes");
 	for (i = 0; i < s->done.nr; i++)

@@ -25,6 +25,7 @@
 #                            cannot check); their codes to the file CODES
 #   new_structural BEFORE AFTER
 #                            the structural codes in AFTER and not in BEFORE
+#   super_digest IMG         a digest of the primary superblock (the commit point)
 #   fault_injection_build    builds (cached, shared with mkfs-tests/050) a
 #                            --enable-fault-injection ghee; sets FGHEE
 
@@ -207,6 +208,11 @@ print(sum(1 for p in doc.get("phases", []) for m in p.get("messages", [])
 new_structural()
 {
 	comm -13 "$1" "$2" | grep -E '^(TREE_|SUPER_|CHUNK_|DEV_EXTENT_OVERLAP|DEV_ITEM_MISSING)'
+}
+
+super_digest()
+{
+	dd if="$1" bs=4096 skip=16 count=1 status=none | md5sum | cut -d' ' -f1
 }
 
 fault_injection_build()
