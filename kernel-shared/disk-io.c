@@ -18,6 +18,7 @@
 #include "ctree.h"
 #include "tree-checker.h"
 #include "accessors.h"
+#include "dev-overlay.h"
 
 int btrfs_read_super_raw(int fd, u64 bytenr, struct btrfs_super_block *sb)
 {
@@ -28,6 +29,18 @@ int btrfs_read_super_raw(int fd, u64 bytenr, struct btrfs_super_block *sb)
 	if (ret != sizeof(*sb))
 		return -ENOENT;
 	return 0;
+}
+
+int btrfs_read_super_dev(const struct btrfs_fs_info *fs_info,
+			 const struct btrfs_device *dev, u64 bytenr,
+			 struct btrfs_super_block *sb)
+{
+	int ret = btrfs_read_super_raw(dev->fd, bytenr, sb);
+
+	if (!ret && fs_info->overlay)
+		btrfs_overlay_read(fs_info->overlay, dev->overlay_dev, sb,
+				   sizeof(*sb), bytenr);
+	return ret;
 }
 
 bool btrfs_super_csum_ok(const struct btrfs_super_block *sb)
@@ -462,6 +475,9 @@ static int open_one_device(struct btrfs_fs_info *fs_info, const char *path,
 			  GHEE_MAX_DEVICES);
 		return -E2BIG;
 	}
+	/* a dry run's writes all stay in its overlay: the device is read-only */
+	if (btrfs_overlay_captures_all(fs_info->overlay))
+		writable = false;
 	fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
 	/*
 	 * A writer holds block devices exclusively: the kernel then refuses
@@ -479,9 +495,15 @@ static int open_one_device(struct btrfs_fs_info *fs_info, const char *path,
 	dev = &fs_info->devices[fs_info->num_devices];
 	memset(dev, 0, sizeof(*dev));
 	dev->fd = fd;
-	dev->writable = writable;
+	dev->writable = writable || btrfs_overlay_captures_all(fs_info->overlay);
 	dev->path = strdup(path);
 	fs_info->num_devices++;
+	if (fs_info->overlay) {
+		ret = btrfs_overlay_device(fs_info->overlay, fd);
+		if (ret < 0)
+			return ret;
+		dev->overlay_dev = ret;
+	}
 	if (fstat(fd, &st) == 0 && S_ISBLK(st.st_mode)) {
 		u64 size = 0;
 
@@ -490,7 +512,15 @@ static int open_one_device(struct btrfs_fs_info *fs_info, const char *path,
 	} else if (fstat(fd, &st) == 0) {
 		dev->size = st.st_size;
 	}
-	ret = btrfs_read_dev_super(fd, sb_bytenr, sb, &fs_info->reporter);
+	if (!sb_bytenr)
+		sb_bytenr = BTRFS_SUPER_INFO_OFFSET;
+	ret = btrfs_read_super_dev(fs_info, dev, sb_bytenr, sb);
+	if (ret)
+		btrfs_err(&fs_info->reporter, "cannot read superblock at %llu: %s",
+			  (unsigned long long)sb_bytenr,
+			  ret == -ENOENT ? "device too small" : strerror(-ret));
+	else
+		ret = btrfs_validate_super(sb, sb_bytenr, &fs_info->reporter);
 	if (ret) {
 		btrfs_err(&fs_info->reporter, "%s: no valid btrfs superblock", path);
 		return ret;
@@ -965,6 +995,7 @@ struct btrfs_fs_info *open_ctree(const struct open_ctree_args *args, int *err)
 	}
 	fs_info->reporter = args->reporter;
 	fs_info->block_fixer = args->block_fixer;
+	fs_info->overlay = args->overlay;
 	fs_info->readonly = !(args->flags & OPEN_CTREE_WRITES);
 	chunk_map_init(&fs_info->chunk_map);
 	ret = extent_buffer_cache_init(&fs_info->eb_cache, args->cache_budget);

@@ -40,9 +40,12 @@ struct btrfs_block_fixer {
 		   struct extent_buffer *eb, const struct tree_block_check *check);
 	void *data;
 };
+struct btrfs_overlay;
 
 struct btrfs_fs_info {
 	struct btrfs_super_block super_copy;
+	/* device writes held in memory and laid over reads (dev-overlay.h) */
+	struct btrfs_overlay *overlay;
 	u64 super_bytenr;		/* where super_copy was read */
 	u8 fsid[BTRFS_FSID_SIZE];
 	u8 metadata_uuid[BTRFS_FSID_SIZE];	/* what tree blocks carry */
@@ -125,6 +128,12 @@ struct open_ctree_args {
 	size_t cache_budget;	/* 0: a default */
 	struct btrfs_reporter reporter;
 	struct btrfs_block_fixer block_fixer;	/* repair only; .fix NULL: none */
+	/*
+	 * Reads see the writes this overlay holds; with a capture-all
+	 * overlay, OPEN_CTREE_WRITES opens the devices read-only and every
+	 * write stays in memory.  The caller owns it; it outlives the open.
+	 */
+	struct btrfs_overlay *overlay;
 };
 
 /*
@@ -147,6 +156,10 @@ void close_ctree(struct btrfs_fs_info *fs_info);
 
 /* read a superblock copy at @bytenr from @fd (no validation) */
 int btrfs_read_super_raw(int fd, u64 bytenr, struct btrfs_super_block *sb);
+/* the same from an open device, through the overlay when there is one */
+int btrfs_read_super_dev(const struct btrfs_fs_info *fs_info,
+			 const struct btrfs_device *dev, u64 bytenr,
+			 struct btrfs_super_block *sb);
 /* checksum of a superblock matches */
 bool btrfs_super_csum_ok(const struct btrfs_super_block *sb);
 /* full validation of every field; the first failure is reported */

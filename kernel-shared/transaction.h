@@ -113,6 +113,12 @@ struct btrfs_write_state {
 	bool keep_pinned;
 	bool super_dirty;
 	/*
+	 * Repair: commits write their tree blocks but hold the superblocks
+	 * in fs_info->overlay (where a fresh open reads them);
+	 * btrfs_publish_supers() writes the last ones to the devices.
+	 */
+	bool defer_supers;
+	/*
 	 * Called before every device write with the range about to be
 	 * overwritten (an undo file saves it); an error fails the write.
 	 */

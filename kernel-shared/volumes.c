@@ -13,6 +13,7 @@
 #include "disk-io.h"
 #include "accessors.h"
 #include "array.h"
+#include "dev-overlay.h"
 
 void chunk_map_init(struct chunk_map *map)
 {
@@ -402,6 +403,9 @@ int btrfs_read_logical(struct btrfs_fs_info *fs_info, u64 logical, void *buf,
 			return -errno;
 		if ((u64)ret != seg)
 			return -EIO;
+		if (fs_info->overlay)
+			btrfs_overlay_read(fs_info->overlay, dev->overlay_dev, p,
+					   seg, physical);
 		p += seg;
 		logical += seg;
 		len -= seg;

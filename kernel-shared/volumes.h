@@ -26,6 +26,7 @@ struct btrfs_device {
 	bool has_item;		/* the chunk tree has its device item */
 	u8 item_fsid[BTRFS_FSID_SIZE];	/* the fsid its device item names */
 	bool seed;		/* opened with another fsid, as a seed device */
+	int overlay_dev;	/* its number in fs_info->overlay */
 };
 
 struct map_stripe {

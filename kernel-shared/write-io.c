@@ -17,6 +17,7 @@
 #include "extent_io.h"
 #include "accessors.h"
 #include "csum.h"
+#include "dev-overlay.h"
 
 #ifdef GHEE_FAULT_INJECTION
 static u64 env_u64(const char *name)
@@ -71,6 +72,10 @@ int btrfs_write_physical(struct btrfs_fs_info *fs_info, struct btrfs_device *dev
 
 	if (!dev || dev->fd < 0)
 		return -ENODEV;
+	/* a dry run: nothing reaches the device, later reads see the write */
+	if (btrfs_overlay_captures_all(fs_info->overlay))
+		return btrfs_overlay_write(fs_info->overlay, dev->overlay_dev,
+					   dev->fd, buf, len, physical);
 	err = count_write(fs_info, dev, len, physical);
 	if (err)
 		return err;
@@ -118,7 +123,8 @@ int btrfs_flush_device(struct btrfs_fs_info *fs_info, struct btrfs_device *dev)
 {
 	struct btrfs_write_state *ws = fs_info->write;
 
-	if (!dev || dev->fd < 0 || !dev->writable)
+	if (!dev || dev->fd < 0 || !dev->writable ||
+	    btrfs_overlay_captures_all(fs_info->overlay))
 		return 0;
 	if (ws) {
 		ws->nr_flushes++;
@@ -266,7 +272,12 @@ static int write_dev_supers(struct btrfs_fs_info *fs_info,
 		if (off + BTRFS_SUPER_INFO_SIZE > size)
 			break;
 		prepare_dev_super(fs_info, sb, dev, mirror);
-		ret = btrfs_write_physical(fs_info, dev, sb, BTRFS_SUPER_INFO_SIZE, off);
+		if (fs_info->write && fs_info->write->defer_supers && fs_info->overlay)
+			ret = btrfs_overlay_write(fs_info->overlay, dev->overlay_dev,
+						  dev->fd, sb, BTRFS_SUPER_INFO_SIZE, off);
+		else
+			ret = btrfs_write_physical(fs_info, dev, sb,
+						   BTRFS_SUPER_INFO_SIZE, off);
 		if (ret)
 			break;
 	}
@@ -293,6 +304,10 @@ int btrfs_write_all_supers(struct btrfs_fs_info *fs_info)
 	bool flush = btrfs_commit_needs_flush(fs_info);
 	int i, ret;
 
+	/* held in memory: nothing to wait for */
+	if (fs_info->write && fs_info->write->defer_supers && fs_info->overlay)
+		flush = false;
+
 	/* mirrors first: the primary is the commit point */
 	for (i = 0; i < fs_info->num_devices; i++) {
 		ret = write_dev_supers(fs_info, &fs_info->devices[i], 1,
@@ -309,6 +324,62 @@ int btrfs_write_all_supers(struct btrfs_fs_info *fs_info)
 			return ret;
 	}
 	return flush ? btrfs_flush_all_devices(fs_info) : 0;
+}
+
+/* the held copies @first..@last of one device, written and forgotten */
+static int publish_dev_supers(struct btrfs_fs_info *fs_info,
+			      struct btrfs_device *dev, int first, int last)
+{
+	u8 *page;
+	int mirror, ret = 0;
+
+	if (dev->fd < 0 || !dev->writable)
+		return 0;
+	page = aligned_alloc(4096, BTRFS_OVERLAY_PAGE);
+	if (!page)
+		return -ENOMEM;
+	for (mirror = first; mirror <= last && !ret; mirror++) {
+		u64 off = btrfs_sb_offset(mirror);
+
+		if (!btrfs_overlay_get_page(fs_info->overlay, dev->overlay_dev,
+					    off, page))
+			continue;
+		ret = btrfs_write_physical(fs_info, dev, page,
+					   BTRFS_SUPER_INFO_SIZE, off);
+		if (!ret)
+			btrfs_overlay_drop_page(fs_info->overlay,
+						dev->overlay_dev, off);
+	}
+	free(page);
+	return ret;
+}
+
+int btrfs_publish_supers(struct btrfs_fs_info *fs_info)
+{
+	struct btrfs_write_state *ws = fs_info->write;
+	int i, ret;
+
+	if (!ws || !ws->defer_supers || !fs_info->overlay ||
+	    btrfs_overlay_captures_all(fs_info->overlay))
+		return 0;
+	if (ws->error)
+		return -EROFS;
+	ws->defer_supers = false;
+	if (!btrfs_overlay_nr_pages(fs_info->overlay))
+		return 0;
+	/* the blocks were flushed by their commits; mirrors before primaries */
+	for (i = 0; i < fs_info->num_devices; i++) {
+		ret = publish_dev_supers(fs_info, &fs_info->devices[i], 1,
+					 BTRFS_SUPER_MIRROR_MAX - 1);
+		if (ret)
+			return ret;
+	}
+	ret = btrfs_flush_all_devices(fs_info);
+	for (i = 0; !ret && i < fs_info->num_devices; i++)
+		ret = publish_dev_supers(fs_info, &fs_info->devices[i], 0, 0);
+	if (!ret)
+		ret = btrfs_flush_all_devices(fs_info);
+	return ret;
 }
 
 int btrfs_wipe_supers(struct btrfs_fs_info *fs_info, struct btrfs_device *dev)

@@ -52,6 +52,13 @@ int btrfs_write_all_supers(struct btrfs_fs_info *fs_info);
 /* whether a commit waits for the devices (not while creating) */
 bool btrfs_commit_needs_flush(const struct btrfs_fs_info *fs_info);
 
+/*
+ * With write state defer_supers: write the superblocks the last commit
+ * left in fs_info->overlay to every device, like a commit (mirrors, a
+ * flush, the primaries, a flush), and stop deferring.  Nothing held: 0.
+ */
+int btrfs_publish_supers(struct btrfs_fs_info *fs_info);
+
 /* zero every superblock copy of a device (mkfs, before anything else) */
 int btrfs_wipe_supers(struct btrfs_fs_info *fs_info, struct btrfs_device *dev);
 

@@ -72,6 +72,11 @@ struct check_options {
 	bool noscan;		/* only the listed devices */
 	bool force;		/* go on when mounted read-only */
 	enum check_format format;
+	/*
+	 * Not an option: the repair's writes not yet on the device (its
+	 * superblocks, or everything in a dry run); the check reads through.
+	 */
+	struct btrfs_overlay *overlay;
 	/* --repair / -y, -p (preen), --dry-run, --undo ... (repair.h) */
 	bool repair;
 	bool preen;

@@ -350,6 +350,7 @@ static struct btrfs_fs_info *open_for_check(struct check_ctx *ctx, int *err)
 		 */
 		.cache_budget = CHECK_CACHE_BUDGET,
 		.reporter = { check_engine_report, ctx },
+		.overlay = o->overlay,
 	};
 
 	if (o->use_backup_roots) {

@@ -98,7 +98,7 @@ static void check_mirror(struct check_ctx *ctx, struct btrfs_device *dev, int mi
 
 	if (bytenr + BTRFS_SUPER_INFO_SIZE > dev->size)
 		return;
-	ret = btrfs_read_super_raw(dev->fd, bytenr, &sb);
+	ret = btrfs_read_super_dev(ctx->fs_info, dev, bytenr, &sb);
 	if (ret) {
 		check_problem(ctx, PR_SUPER_UNREADABLE, &(struct problem_ctx){
 			.mirror = mirror, .bytenr = bytenr, .detail = strerror(-ret) });

@@ -7,14 +7,21 @@
  * the action of each finding of the earliest phase that has one in one
  * transaction, commits it, and checks the whole filesystem again: later
  * phases are judged on what the earlier fixes left, and a fix that did
- * not hold is seen at once.  The write state keeps every freed block
- * pinned until it is closed, so no block the filesystem used when the
- * repair began is overwritten: each commit (superblocks last) leaves
- * either the previous state or the next one.  The last check is a full
- * one and decides the exit status; success is never reported while a
- * finding remains.
+ * not hold is seen at once.  The last check is a full one and decides the
+ * exit status; success is never reported while a finding remains.
  *
- * --dry-run runs the same actions without a transaction: the plan.
+ * The repair is atomic.  The write state keeps every freed block pinned
+ * until it is closed, so no block the filesystem used when the repair
+ * began is overwritten, and the commits between phases write their tree
+ * blocks but keep their superblocks in a device overlay (dev-overlay.h),
+ * which the checks between the phases read through: they judge the new
+ * state while the device still holds the old one.  Only when the loop is
+ * done are the last superblocks written (mirrors, then the primaries): an
+ * interruption at any point leaves the old filesystem or the repaired one.
+ *
+ * --dry-run runs exactly the same passes and commits with every device
+ * write held in the overlay (the devices are opened read-only): what it
+ * prints is what the repair would change, phase after phase.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -32,6 +39,8 @@
 #include "cmds/undo.h"
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/transaction.h"
+#include "kernel-shared/write-io.h"
+#include "kernel-shared/dev-overlay.h"
 
 /* a repair that needs more passes than this does not converge */
 #define REPAIR_MAX_PASSES	12
@@ -284,6 +293,8 @@ struct repair_session {
 	bool wrote;
 	bool write_failed;
 	bool rebuilt;			/* a --init-* rebuild was committed */
+	bool dry_run;			/* every write held in the overlay */
+	struct btrfs_overlay *overlay;	/* writes not on the devices (yet) */
 	struct btrfs_fs_info *fs_info;	/* writable, while repairing */
 	struct undo_writer *undo;
 	FILE *out;			/* text report; NULL with JSON */
@@ -397,20 +408,6 @@ static int keep_item(struct repair_list *to, const struct repair_item *it)
 	return 0;
 }
 
-/* a tree block of an earlier phase than @it is planned to be copied */
-static bool after_planned_block_copy(const struct repair_list *l, const struct repair_item *it)
-{
-	size_t i;
-
-	for (i = 0; i < l->nr; i++) {
-		if ((l->v[i].code == PR_TREE_BLOCK_INVALID ||
-		     l->v[i].code == PR_TREE_BLOCK_UNREADABLE) &&
-		    l->v[i].status == REPAIR_PLANNED && l->v[i].phase < it->phase)
-			return true;
-	}
-	return false;
-}
-
 /*
  * Run the action of every finding of @l in @phase (every phase when -1)
  * of code @only (every code when PR_COUNT); planned or applied depending
@@ -437,15 +434,6 @@ static int run_actions(struct repair_session *s, struct repair_ctx *r,
 				continue;
 			if (!fn || !problem_repairable(it->code))
 				continue;
-			/*
-			 * The repair copies the tree blocks first and checks
-			 * again: what a later phase finds then is not what the
-			 * first check found (most of it came from the blocks
-			 * that could not be read).  The plan leaves it to that
-			 * check.
-			 */
-			if (!r->trans && after_planned_block_copy(l, it))
-				continue;
 			r->cur = it;
 			ret = fn(r, &it->pctx);
 			ran++;
@@ -466,8 +454,9 @@ static int run_actions(struct repair_session *s, struct repair_ctx *r,
 				it->error = ret < 0 ? ret : -EIO;
 				s->failed_by_code[it->code]++;
 			} else {
-				it->status = r->trans ? REPAIR_FIXED : REPAIR_PLANNED;
-				if (r->trans)
+				it->status = r->trans && !s->dry_run ?
+					     REPAIR_FIXED : REPAIR_PLANNED;
+				if (it->status == REPAIR_FIXED)
 					s->fixed_by_code[it->code]++;
 			}
 			r->cur = NULL;
@@ -545,11 +534,13 @@ static int open_writable(struct repair_session *s)
 		.cache_budget = repair_rebuild_cache_budget(o),
 		.reporter = { repair_engine_report, NULL },
 		.block_fixer = { repair_block_fixer, &s->block_fixes },
+		.overlay = s->overlay,
 	};
 	struct btrfs_fs_info *fs;
 	int i, err = 0;
 
-	for (i = 0; i < o->nr_devices; i++) {
+	/* a dry run writes nothing: a mounted filesystem may be planned for */
+	for (i = 0; !s->dry_run && i < o->nr_devices; i++) {
 		if (device_refuse_in_use(o->devices[i]))
 			return -EBUSY;
 	}
@@ -591,6 +582,8 @@ static int open_writable(struct repair_session *s)
 		return err;
 	}
 	fs->write->keep_pinned = true;
+	/* the superblocks wait for the end of the repair (a dry run: all) */
+	fs->write->defer_supers = !s->dry_run;
 	if (o->clear_log || s->drop_log)
 		fs->write->super_dirty = true;
 	if (o->undo_file) {
@@ -614,7 +607,8 @@ static bool pass_changed(const struct repair_list *l, int phase)
 	for (i = 0; i < l->nr; i++) {
 		const struct repair_item *it = &l->v[i];
 
-		if (it->phase != phase || it->status != REPAIR_FIXED)
+		if (it->phase != phase ||
+		    (it->status != REPAIR_FIXED && it->status != REPAIR_PLANNED))
 			continue;
 		for (j = 0; j < it->nr_changes; j++) {
 			if (it->changes[j].op != REPAIR_OP_CHANGE ||
@@ -623,6 +617,28 @@ static bool pass_changed(const struct repair_list *l, int phase)
 		}
 	}
 	return false;
+}
+
+/*
+ * Dry run: the lines the global options print, in their plan wording (the
+ * options then run for real, silently, into the overlay).
+ */
+static void plan_global_options(struct repair_session *s)
+{
+	struct btrfs_super_block *sb = &s->fs_info->super_copy;
+	struct repair_ctx plan = { .fs_info = s->fs_info, .opts = s->opts,
+				   .out = s->out };
+	u64 log_root = btrfs_super_log_root(sb);
+
+	if (!s->out)
+		return;
+	/* open_writable() took the dropped log out of the superblock */
+	btrfs_set_super_log_root(sb, s->dropped_log_root);
+	repair_global_options(&plan);
+	btrfs_set_super_log_root(sb, log_root);
+	if (repair_rebuild_requested(s->opts))
+		repair_rebuild_trees(&plan);
+	release_plan_roots(&plan);
 }
 
 /*
@@ -647,6 +663,11 @@ static int repair_pass(struct repair_session *s, int phase)
 	if (phase >= 0) {
 		run_actions(s, &r, &s->now, phase, PR_COUNT);
 	} else {
+		if (s->dry_run) {
+			/* what the options will do, said as a plan; done silently */
+			plan_global_options(s);
+			r.out = NULL;
+		}
 		repair_global_options(&r);
 		/* the open dropped the invalid log: the first commit makes it final */
 		if (s->drop_log)
@@ -654,6 +675,7 @@ static int repair_pass(struct repair_session *s, int phase)
 	}
 	if (phase < 0 && repair_rebuild_requested(s->opts)) {
 		ret = repair_rebuild_trees(&r);
+		r.out = s->out;
 		if (ret < 0) {
 			/* a half-built tree is never committed */
 			btrfs_abort_transaction(r.trans, ret);
@@ -676,7 +698,8 @@ static int repair_pass(struct repair_session *s, int phase)
 		return 1;	/* every action failed or found nothing to do */
 	s->wrote = true;
 	if (s->out)
-		fprintf(s->out, "committed transaction %llu\n",
+		fprintf(s->out, "%s transaction %llu\n",
+			s->dry_run ? "would commit" : "committed",
 			(unsigned long long)transid);
 	return 0;
 }
@@ -791,25 +814,18 @@ static void print_summary(struct repair_session *s, bool dry_run)
 	int c;
 
 	if (dry_run) {
-		size_t i, planned = 0, none = 0, later = 0;
+		size_t i, planned = 0, failed = 0;
 
-		for (i = 0; i < s->found.nr; i++) {
-			const struct repair_item *it = &s->found.v[i];
-
-			if (it->status == REPAIR_PLANNED)
+		for (i = 0; i < s->done.nr; i++) {
+			if (s->done.v[i].status == REPAIR_PLANNED)
 				planned++;
-			else if (it->status == REPAIR_NO_ACTION &&
-				 after_planned_block_copy(&s->found, it))
-				later++;
-			else
-				none++;
+			else if (s->done.v[i].status == REPAIR_FAILED)
+				failed++;
 		}
-		if (later)
-			fprintf(out, "dry run: %zu finding%s of later phases %s left to the check after the tree blocks are copied\n",
-				later, later == 1 ? "" : "s", later == 1 ? "is" : "are");
-		fprintf(out, "dry run: %zu finding%s would be fixed, %zu %s no repair action; nothing written\n",
-			planned, planned == 1 ? "" : "s", none,
-			none == 1 ? "has" : "have");
+		fprintf(out, "dry run: %zu fix%s planned in %d transaction%s, %zu would fail, %zu finding%s would remain; nothing written\n",
+			planned, planned == 1 ? "" : "es", s->passes,
+			s->passes == 1 ? "" : "s", failed, s->now.nr,
+			s->now.nr == 1 ? "" : "s");
 		return;
 	}
 	fprintf(out, "repair summary:\n");
@@ -882,6 +898,22 @@ static void json_item(struct json_writer *w, const struct repair_item *it,
 	json_object_end(w);
 }
 
+/* the first fix planned or made for finding @it of the first check */
+static const struct repair_item *fix_of(const struct repair_session *s,
+					const struct repair_item *it)
+{
+	size_t i;
+
+	for (i = 0; i < s->done.nr; i++) {
+		const struct repair_item *d = &s->done.v[i];
+
+		if (d->code == it->code && d->phase == it->phase &&
+		    !strcmp(d->message, it->message))
+			return d;
+	}
+	return NULL;
+}
+
 static void print_json(struct repair_session *s, int exit_code, bool dry_run,
 		       const struct repair_list *remaining)
 {
@@ -898,8 +930,13 @@ static void print_json(struct repair_session *s, int exit_code, bool dry_run,
 		json_string(&w, s->opts->devices[i]);
 	json_array_end(&w);
 	json_kv_array_begin(&w, "findings");
-	for (i = 0; i < s->found.nr; i++)
-		json_item(&w, &s->found.v[i], dry_run);
+	for (i = 0; i < s->found.nr; i++) {
+		const struct repair_item *it = &s->found.v[i];
+		const struct repair_item *fix = dry_run ? fix_of(s, it) : NULL;
+
+		/* a dry run: the status and changes of the plan's fix for it */
+		json_item(&w, fix ? fix : it, dry_run);
+	}
 	json_array_end(&w);
 	json_kv_array_begin(&w, "fixes");
 	for (i = 0; i < s->done.nr; i++)
@@ -942,40 +979,26 @@ static bool confirm_clear_log(const struct check_options *o)
 	return answer[0] == 'y' || answer[0] == 'Y';
 }
 
-static int dry_run(struct repair_session *s)
+/* write the superblocks the last commit left in the overlay: the commit point */
+static int publish(struct repair_session *s)
 {
-	struct check_options o = *s->opts;
-	struct open_ctree_args args = {
-		.paths = o.devices, .nr_paths = o.nr_devices, .backup_root = -1,
-		.flags = OPEN_CTREE_PARTIAL,
-		.block_fixer = { repair_block_fixer, &s->block_fixes },
-	};
-	struct repair_ctx r = { .opts = s->opts, .out = s->out,
-				.block_fixes = &s->block_fixes };
-	int err = 0;
+	int ret;
 
-	r.fs_info = open_ctree(&args, &err);
-	if (!r.fs_info) {
-		fprintf(stderr, "ERROR: cannot open: %s\n", strerror(-err));
-		return CHECK_EXIT_CANNOT;
+	if (s->dry_run)
+		return 0;
+	ret = btrfs_publish_supers(s->fs_info);
+	if (ret) {
+		s->write_failed = true;
+		fprintf(stderr, "ERROR: writing the superblocks failed: %s\n",
+			strerror(-ret));
 	}
-	if (s->out)
-		fprintf(s->out, "repair plan (dry run, nothing is written):\n");
-	if (o.clear_log || o.clear_space_cache)
-		repair_global_options(&r);
-	if (repair_rebuild_requested(&o))
-		repair_rebuild_trees(&r);
-	run_actions(s, &r, &s->found, -1, PR_COUNT);
-	repair_lost_found_release(&r);
-	release_plan_roots(&r);
-	close_ctree(r.fs_info);
-	return s->found.nr ? CHECK_EXIT_ERRORS : CHECK_EXIT_CLEAN;
+	return ret;
 }
 
 int check_repair(const struct check_options *opts)
 {
-	struct repair_session s = { .opts = opts };
-	struct check_options auto_opts;
+	struct check_options copts = *opts;
+	struct repair_session s = { .opts = &copts, .dry_run = opts->dry_run };
 	bool text = opts->format == CHECK_FORMAT_TEXT;
 	int code, ret;
 	size_t i;
@@ -986,7 +1009,7 @@ int check_repair(const struct check_options *opts)
 		if (device_refuse_in_use(opts->devices[i]))
 			return CHECK_EXIT_CANNOT;
 	}
-	code = run_check(opts, text, &s.found);
+	code = run_check(s.opts, text, &s.found);
 	if (code & CHECK_EXIT_CANNOT)
 		goto out;
 	if (allow_block_fixes(&s, &s.found)) {
@@ -995,14 +1018,6 @@ int check_repair(const struct check_options *opts)
 	}
 	if (!confirm_clear_log(opts)) {
 		code = CHECK_EXIT_CANCELLED | (s.found.nr ? CHECK_EXIT_ERRORS : 0);
-		goto out;
-	}
-	if (opts->dry_run) {
-		code = dry_run(&s);
-		if (text)
-			print_summary(&s, true);
-		else
-			print_json(&s, code, true, &s.found);
 		goto out;
 	}
 	if (opts->preen && !opts->repair && !preen_covers(&s.found)) {
@@ -1017,8 +1032,10 @@ int check_repair(const struct check_options *opts)
 	if (!s.found.nr && !opts->clear_log && !opts->clear_space_cache &&
 	    !repair_rebuild_requested(opts)) {
 		/* nothing to fix: nothing is opened for writing */
-		if (!text)
-			print_json(&s, CHECK_EXIT_CLEAN, false, &s.now);
+		if (text && opts->dry_run)
+			print_summary(&s, true);
+		else if (!text)
+			print_json(&s, CHECK_EXIT_CLEAN, opts->dry_run, &s.now);
 		code = CHECK_EXIT_CLEAN;
 		goto out;
 	}
@@ -1027,22 +1044,32 @@ int check_repair(const struct check_options *opts)
 	 * the extent tree is rebuilt first, as with --init-extent-tree.
 	 */
 	if (!opts->init_extent_tree && repair_extents_rebuild_first(&s.found)) {
-		auto_opts = *opts;
-		auto_opts.init_extent_tree = true;
-		s.opts = &auto_opts;
+		copts.init_extent_tree = true;
 		if (text)
 			fprintf(stdout, "extent items overlap: the extent tree is rebuilt first (as --init-extent-tree)\n");
 	}
+	s.overlay = btrfs_overlay_create(opts->dry_run);
+	if (!s.overlay) {
+		code = CHECK_EXIT_CANNOT | (s.found.nr ? CHECK_EXIT_ERRORS : 0);
+		goto out;
+	}
+	/* every later check reads through the overlay */
+	copts.overlay = s.overlay;
 	ret = open_writable(&s);
 	if (ret) {
 		code = CHECK_EXIT_CANNOT | (s.found.nr ? CHECK_EXIT_ERRORS : 0);
 		goto out;
 	}
+	if (s.out && s.dry_run)
+		fprintf(s.out, "repair plan (dry run, nothing is written):\n");
 	/* the first pass works on a copy of the first check's findings */
 	for (i = 0; i < s.found.nr && !ret; i++)
 		ret = keep_item(&s.now, &s.found.v[i]);
 	if (!ret)
 		ret = repair_loop(&s);
+	/* a failed pass publishes nothing: the old filesystem stays */
+	if (!ret)
+		ret = publish(&s);
 	if (s.undo) {
 		/* also after a failed commit: whatever was written is saved */
 		int uret = undo_writer_finish(s.undo, s.fs_info);
@@ -1060,6 +1087,8 @@ int check_repair(const struct check_options *opts)
 	 */
 	if (ret) {
 		code = CHECK_EXIT_CANNOT | CHECK_EXIT_ERRORS;
+	} else if (s.dry_run) {
+		code = s.found.nr ? CHECK_EXIT_ERRORS : CHECK_EXIT_CLEAN;
 	} else {
 		code = s.now.nr ? CHECK_EXIT_ERRORS : CHECK_EXIT_CLEAN;
 		/* "corrected": a finding was fixed (not only a rebuild option) */
@@ -1070,13 +1099,14 @@ int check_repair(const struct check_options *opts)
 			code |= CHECK_EXIT_CORRECTED;
 	}
 	if (text) {
-		print_summary(&s, false);
-		if (!(code & CHECK_EXIT_CANNOT))
+		print_summary(&s, s.dry_run);
+		if (!(code & CHECK_EXIT_CANNOT) && !s.dry_run)
 			print_remaining(&s);
 	} else {
-		print_json(&s, code, false, &s.now);
+		print_json(&s, code, s.dry_run, &s.now);
 	}
 out:
+	btrfs_overlay_free(s.overlay);
 	repair_list_release(&s.found);
 	repair_list_release(&s.now);
 	repair_list_release(&s.done);

@@ -29,7 +29,8 @@
 	X(v1_decode) \
 	X(extent_owners) \
 	X(rootdir) \
-	X(rootdir_tar)
+	X(rootdir_tar) \
+	X(dev_overlay)
 
 #define GHEE_DECLARE_SUITE(name) Suite *name##_suite(void);
 GHEE_UNIT_SUITES(GHEE_DECLARE_SUITE)

@@ -5,7 +5,9 @@
 # --enable-fault-injection build fails
 # the Nth device write (GHEE_FAIL_WRITE_AT=N) or flush (GHEE_FAIL_FLUSH_AT=N)
 # of the rebuild, for every N until it runs through.  Afterwards the image
-# checks exactly as before (the old tree) or is clean (the new one).
+# checks exactly as before with the same primary superblock byte for byte
+# (the old tree: no commit of the repair, the rebuild's nor a later
+# phase's, wrote a superblock) or is clean (the new one).
 
 source "$TOP/tests/common.sh"
 source "$TOP/tests/fsck-tests/lib/repair-lib.sh"
@@ -22,9 +24,10 @@ findings()
 # faults DAMAGED_IMG VARIABLE [OPTION]
 faults()
 {
-	local damaged=$1 var=$2 opt=${3:---init-csum-tree} n=1 img=$TEST_TMP/try.img rc hit
+	local damaged=$1 var=$2 opt=${3:---init-csum-tree} n=1 img=$TEST_TMP/try.img rc hit sb
 
 	findings "$damaged" > "$TEST_TMP/before"
+	sb=$(super_digest "$damaged")
 	while :; do
 		cp --sparse=always "$damaged" "$img"
 		env "$var=$n" "$FGHEE" check --repair "$opt" -q "$img" > "$TEST_TMP/try.out" 2> "$TEST_TMP/try.err"
@@ -35,6 +38,9 @@ faults()
 		if [ -s "$TEST_TMP/after" ] && ! cmp -s "$TEST_TMP/before" "$TEST_TMP/after"; then
 			diff "$TEST_TMP/before" "$TEST_TMP/after" >&2
 			fail "$var=$n: the image is neither the old one nor rebuilt"
+		fi
+		if [ -s "$TEST_TMP/after" ] && [ "$(super_digest "$img")" != "$sb" ]; then
+			fail "$var=$n: the old findings under a new primary superblock"
 		fi
 		"$GHEE" check --check-data-csum -q "$img" > /dev/null 2>&1 || [ -s "$TEST_TMP/before" ] ||
 			fail "$var=$n: data checksums wrong after the fault"

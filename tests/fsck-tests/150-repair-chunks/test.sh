@@ -24,19 +24,19 @@ export EDIT
 
 check_fixed()
 {
-	local img=$1 code=$2 line=$3 plan=${4:-plan}
+	local img=$1 code=$2 line=$3
 
 	finding_codes "$img" > "$TEST_TMP/codes.before"
 	grep -qx "$code" "$TEST_TMP/codes.before" || { cat "$TEST_TMP/codes.before" >&2; fail "$code not found"; }
-	[ "$plan" = plan ] && expect_plan_matches "$img"
+	expect_plan_matches "$img"
 	expect_repaired "$img"
 	expect_change "$TEST_TMP/repair.json" "$line"
 	expect_second_repair_noop "$img"
 }
 
-# the data block group: its item removed (the superblock bytes_used and
-# the group's free space entries it leaves behind are fixed by it: the
-# dry run plans them apart)
+# the data block group: its item removed (the plan matches the repair
+# across its phases: the superblock bytes_used and the group's free space
+# entries are right once the item is back)
 img=$(fsck_base_image) || exit
 while read -r start type len; do
 	flags=$(python3 "$EDIT" "$img" get-item 2 "$start" 192 "$len" 16 8) || fail "read failed"
@@ -46,7 +46,7 @@ done < <(python3 "$EDIT" "$img" first 2 192)
 used=$(python3 "$EDIT" "$img" get-item 2 "$start" 192 "$len" 0 8) || fail "read failed"
 python3 "$DEL" "$img" 2 "$start" 192 "$len" || fail "edit failed"
 check_fixed "$img" CHUNK_NO_BLOCK_GROUP \
-	"CHUNK_NO_BLOCK_GROUP | insert block group item ($start BLOCK_GROUP_ITEM $len) flags $(printf 0x%x "$flags"), used: 0 -> $used" noplan
+	"CHUNK_NO_BLOCK_GROUP | insert block group item ($start BLOCK_GROUP_ITEM $len) flags $(printf 0x%x "$flags"), used: 0 -> $used"
 [ "$(python3 "$EDIT" "$img" get-item 2 "$start" 192 "$len" 0 8)" = "$used" ] || fail "used not restored"
 [ "$(python3 "$EDIT" "$img" get-item 2 "$start" 192 "$len" 16 8)" = "$flags" ] || fail "flags not restored"
 
@@ -56,7 +56,7 @@ check_fixed "$img" CHUNK_NO_BLOCK_GROUP \
 img=$(fsck_base_image) || exit
 python3 "$EDIT" "$img" set-key 2 "$start" 192 "$len" "$start" 192 $((len * 2)) || fail "edit failed"
 check_fixed "$img" BLOCK_GROUP_NO_CHUNK \
-	"BLOCK_GROUP_NO_CHUNK | delete block group item ($start BLOCK_GROUP_ITEM $((len * 2)))" noplan
+	"BLOCK_GROUP_NO_CHUNK | delete block group item ($start BLOCK_GROUP_ITEM $((len * 2)))"
 expect_change "$TEST_TMP/repair.json" \
 	"CHUNK_NO_BLOCK_GROUP | insert block group item ($start BLOCK_GROUP_ITEM $len) flags $(printf 0x%x "$flags"), used: 0 -> $used"
 python3 "$EDIT" "$img" find 2 "$start" 192 $((len * 2)) > /dev/null 2>&1 && fail "the stray item is still there"
@@ -68,14 +68,14 @@ check_fixed "$img" BLOCK_GROUP_MISMATCH \
 	"BLOCK_GROUP_MISMATCH | change block group item ($start BLOCK_GROUP_ITEM $len) flags: $((flags | 32)) -> $flags"
 [ "$(python3 "$EDIT" "$img" get-item 2 "$start" 192 "$len" 16 8)" = "$flags" ] || fail "flags not restored"
 
-# the data chunk's dev extent removed (the plan also lowers bytes_used: the
-# dry run does not see the extent it would restore)
+# the data chunk's dev extent removed (the device's bytes_used stays: the
+# plan sees the extent it restores)
 img=$(fsck_base_image) || exit
 phys=$(python3 "$EDIT" "$img" get-item 3 256 228 "$start" $((48 + 8)) 8) || fail "no chunk item"
 slen=$(python3 "$EDIT" "$img" get-item 4 1 204 "$phys" 24 8) || fail "no dev extent at $phys"
 python3 "$DEL" "$img" 4 1 204 "$phys" || fail "edit failed"
 check_fixed "$img" CHUNK_STRIPE_NO_DEV_EXTENT \
-	"CHUNK_STRIPE_NO_DEV_EXTENT | insert dev tree item (1 DEV_EXTENT $phys) chunk $start, length: 0 -> $slen" noplan
+	"CHUNK_STRIPE_NO_DEV_EXTENT | insert dev tree item (1 DEV_EXTENT $phys) chunk $start, length: 0 -> $slen"
 [ "$(python3 "$EDIT" "$img" get-item 4 1 204 "$phys" 16 8)" = "$start" ] || fail "chunk_offset not restored"
 repair_changes "$TEST_TMP/repair.json" | grep -q "^DEV_BYTES_USED | change chunk tree" &&
 	fail "bytes_used was changed"

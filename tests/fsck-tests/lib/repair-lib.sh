@@ -17,13 +17,15 @@
 #                            per line, sorted (dry run: planned, repair: applied)
 #   expect_change JSON LINE  that line is among the changes
 #   expect_plan_matches IMG  on a copy: the dry run's plan equals what the real
-#                            repair changes for the findings of the first check
+#                            repair does: the same fixes (every phase), the same
+#                            changes, transactions and remaining findings
 #   expect_second_repair_noop IMG
 #                            a second --repair exits 0 and changes no byte
 #   count_findings IMG CODES prints the number of findings of ghee check (-1:
 #                            cannot check); their codes to the file CODES
 #   new_structural BEFORE AFTER
 #                            the structural codes in AFTER and not in BEFORE
+#   super_digest IMG         a digest of the primary superblock (the commit point)
 #   fault_injection_build    builds (cached, shared with mkfs-tests/050) a
 #                            --enable-fault-injection ghee; sets FGHEE
 
@@ -82,9 +84,8 @@ repair_changes()
 	python3 - "$1" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
-items = doc["findings"] if doc["mode"] == "dry-run" else doc["fixes"]
 out = []
-for it in items:
+for it in doc["fixes"]:
     for c in it.get("changes", []):
         line = "%s | %s %s" % (it["code"], c["op"], c["what"])
         if "old" in c:
@@ -115,24 +116,28 @@ expect_plan_matches()
 import json, sys
 plan = json.load(open(sys.argv[1]))
 real = json.load(open(sys.argv[2]))
-def changes(items):
-    d = {}
-    for it in items:
-        d.setdefault((it["code"], it["message"]), []).extend(
-            (c["op"], c["what"], c.get("old"), c.get("new")) for c in it.get("changes", []))
-    return d
-p = changes(f for f in plan["findings"] if f["status"] == "planned")
-r = changes(real["fixes"])
-first = {(f["code"], f["message"]) for f in plan["findings"]}
+status = {"planned": "fixed"}
+def fixes(doc):
+    return [(it["code"], it["message"], status.get(it["status"], it["status"]),
+             [(c["op"], c["what"], c.get("old"), c.get("new")) for c in it.get("changes", [])])
+            for it in doc["fixes"]]
+def remaining(doc):
+    return sorted((it["code"], it["message"]) for it in doc["remaining"])
+p, r = fixes(plan), fixes(real)
 bad = 0
-if not p:
+if not any(f[2] == "fixed" for f in p):
     print("the plan is empty", file=sys.stderr); bad = 1
-for k, v in p.items():
-    if sorted(v) != sorted(r.get(k, [])):
-        print("plan %s: %s\nrepair: %s" % (k, v, r.get(k)), file=sys.stderr); bad = 1
-for k in r:
-    if k in first and k not in p:
-        print("repaired but not planned: %s" % (k,), file=sys.stderr); bad = 1
+if p != r:
+    for a, b in zip(p + [None] * len(r), r + [None] * len(p)):
+        if a != b:
+            print("plan:   %s\nrepair: %s" % (a, b), file=sys.stderr); bad = 1
+            break
+if plan["transactions"] != real["transactions"]:
+    print("plan: %d transactions, repair: %d" % (plan["transactions"], real["transactions"]),
+          file=sys.stderr); bad = 1
+if remaining(plan) != remaining(real):
+    print("plan leaves %s\nrepair leaves %s" % (remaining(plan), remaining(real)),
+          file=sys.stderr); bad = 1
 sys.exit(bad)
 PY
 }
@@ -203,6 +208,11 @@ print(sum(1 for p in doc.get("phases", []) for m in p.get("messages", [])
 new_structural()
 {
 	comm -13 "$1" "$2" | grep -E '^(TREE_|SUPER_|CHUNK_|DEV_EXTENT_OVERLAP|DEV_ITEM_MISSING)'
+}
+
+super_digest()
+{
+	dd if="$1" bs=4096 skip=16 count=1 status=none | md5sum | cut -d' ' -f1
 }
 
 fault_injection_build()
