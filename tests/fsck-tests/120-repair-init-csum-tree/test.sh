@@ -44,7 +44,7 @@ expect_data_clean "$img"
 img=$TEST_TMP/unreadable.img
 cp --sparse=always "$base" "$img"
 leaf=$(python3 "$EDIT" "$img" leaf-of 7 18446744073709551606 128) || fail "no csum leaf"
-python3 "$EDIT" "$img" break-csum "$leaf" || fail "edit failed"
+python3 "$EDIT" "$img" break-block "$leaf" || fail "edit failed"
 rebuild "$img" "$CHECK_CORRECTED"
 grep -q "1 unreadable" "$TEST_TMP/rebuild.out" || fail "the unreadable old leaf is not reported"
 csum_map "$img" > "$TEST_TMP/after.map"

@@ -95,7 +95,7 @@ umount_image "$TEST_TMP/mnt"
 csum_map "$img" > "$TEST_TMP/before.map"
 leaves=$("$GHEE" dump-tree -t csum "$img" | awk '/^leaf [0-9]+ items/ { print $2 }')
 [ "$(echo "$leaves" | wc -l)" -ge 3 ] || fail "the csum tree has fewer than 3 leaves"
-python3 "$EDIT" "$img" break-csum "$(echo "$leaves" | sed -n 2p)" || fail "edit failed"
+python3 "$EDIT" "$img" break-block "$(echo "$leaves" | sed -n 2p)" || fail "edit failed"
 "$GHEE" check --repair --init-csum-tree "$img" > "$TEST_TMP/rebuild.out" 2>&1
 rc=$?
 [ $rc -eq "$CHECK_CORRECTED" ] || { cat "$TEST_TMP/rebuild.out" >&2; fail "rebuild: status $rc"; }

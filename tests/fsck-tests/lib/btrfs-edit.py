@@ -23,6 +23,7 @@ header checksum, so the damage reaches the checks behind the checksum.
   btrfs-edit.py IMG swap-keys TREE OBJECTID TYPE OFFSET
         swap the key of that item with the key of the next item in its leaf
   btrfs-edit.py IMG break-csum LOGICAL
+  btrfs-edit.py IMG break-block LOGICAL
         flip a byte of the stored checksum of the tree block at LOGICAL
         (every copy)
   btrfs-edit.py IMG leaf-of TREE OBJECTID TYPE [OFFSET]
@@ -338,10 +339,14 @@ def main(argv):
         struct.pack_into('<QBQII', data, hdr, obj, typ, koff, top - isize, isize)
         struct.pack_into('<I', data, 96, nritems + 1)
         img.write_block(blk, data)
-    elif cmd == 'break-csum':
+    elif cmd in ('break-csum', 'break-block'):
+        # break-block: the header's bytenr too, so that the block is not
+        # one whose checksum alone is wrong (which a repair may take back)
         blk = args[0]
         data = img.read_block(blk)
         data[0] ^= 0xFF
+        if cmd == 'break-block':
+            data[48] ^= 0xFF
         img.write_block(blk, data, fix_csum=False)
     else:
         print('unknown command ' + cmd, file=sys.stderr)
