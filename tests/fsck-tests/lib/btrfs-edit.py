@@ -23,8 +23,9 @@ header checksum, so the damage reaches the checks behind the checksum.
   btrfs-edit.py IMG swap-keys TREE OBJECTID TYPE OFFSET
         swap the key of that item with the key of the next item in its leaf
   btrfs-edit.py IMG break-csum LOGICAL
-  btrfs-edit.py IMG break-block LOGICAL
         flip a byte of the stored checksum of the tree block at LOGICAL
+  btrfs-edit.py IMG break-block LOGICAL
+        the same and a byte of its header bytenr (not mendable)
         (every copy)
   btrfs-edit.py IMG leaf-of TREE OBJECTID TYPE [OFFSET]
         print the logical address of the leaf holding that item
