@@ -2,14 +2,14 @@
 /*
  * --compress workers.  The data writer cuts a file into pieces of up to
  * 128 KiB (the kernel's compressed extent size) and hands them over in
- * batches; the workers compress the pieces of a batch in any order, each
- * with its own workspace, while the writer reads the next batch (and
- * then compresses what is left of the batch it waits for: with one
- * thread, the writer alone does everything, one after the other).  Only
- * compression runs in the workers: allocation, writes, checksums and
- * items stay in the writer, batch after batch and piece after piece in
- * file order, so the image does not depend on the thread count or on
- * which worker finished first.  At most two batches are out (bounded
+ * batches; the workers read and compress the pieces of a batch in any
+ * order, each with its own workspace, while the writer walks on and cuts
+ * the next batch (and then does what is left of the batch it waits for:
+ * with one thread, the writer alone does everything, one after the
+ * other).  Only reading and compressing run in the workers: allocation,
+ * writes, checksums and items stay in the writer, batch after batch and
+ * piece after piece in file order, so the image does not depend on the
+ * thread count or on which worker finished first.  At most two batches are out (bounded
  * memory: 2 x ROOTDIR_BATCH x 2 x 128 KiB).
  */
 #define _GNU_SOURCE
@@ -18,6 +18,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "rootdir.h"
 #include "kernel-shared/compression.h"
 
@@ -57,6 +58,49 @@ int rootdir_compress_threads(void)
 	return n > ROOTDIR_MAX_THREADS ? ROOTDIR_MAX_THREADS : n;
 }
 
+/*
+ * pread until @len bytes or end of file; returns bytes read or -errno.
+ * A short read once @enough bytes are in is end of file (a regular file
+ * reads short only there): a caller asking for one byte more than the
+ * size it expects learns that the file did not grow without the read
+ * that returns 0, or a statx() afterwards.
+ */
+ssize_t rootdir_read_full(int fd, u8 *buf, size_t len, u64 off, size_t enough)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pread(fd, buf + done, len - done, (off_t)(off + done));
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (!n)
+			break;
+		done += (size_t)n;
+		if (done < len && done >= enough)
+			break;
+	}
+	return (ssize_t)done;
+}
+
+int rootdir_read_piece(const struct rootdir_piece *p, u8 *in)
+{
+	const struct rootdir_pfile *f = p->file;
+	bool to_end = p->data && p->off + p->data == f->size;
+	/* a piece ending at the size has a byte of room after it */
+	ssize_t got = rootdir_read_full(f->fd, in, p->data + to_end, p->off, p->data);
+
+	if (got < 0)
+		return (int)got;
+	if ((size_t)got != p->data)
+		return -ESTALE;
+	memset(in + got, 0, p->ram - (size_t)got);
+	return 0;
+}
+
 static void compress_piece(struct rootdir_cpool *pool, struct btrfs_compress_ws *ws,
 			   struct rootdir_batch *b, int i)
 {
@@ -64,6 +108,16 @@ static void compress_piece(struct rootdir_cpool *pool, struct btrfs_compress_ws 
 	size_t clen = BTRFS_MAX_UNCOMPRESSED;
 	int ret;
 
+	if (p->file && p->ram) {
+		ret = rootdir_read_piece(p, rootdir_piece_in(b, i));
+		if (ret) {
+			p->err = ret;
+			p->read_err = true;
+			return;
+		}
+	}
+	if (p->ready)
+		return;
 	p->type = BTRFS_COMPRESS_NONE;
 	if (!p->ram)
 		return;
@@ -168,7 +222,8 @@ int rootdir_cpool_create(u8 type, int level, u32 sectorsize, int threads,
 	pool->own_ws = btrfs_compress_ws_alloc();
 	pool->threads = calloc((size_t)threads + 1, sizeof(*pool->threads));
 	for (i = 0; i < 2; i++) {
-		pool->batch[i].in = malloc((size_t)ROOTDIR_BATCH * BTRFS_MAX_UNCOMPRESSED);
+		pool->batch[i].in = malloc((size_t)ROOTDIR_BATCH * BTRFS_MAX_UNCOMPRESSED +
+					   ROOTDIR_READ_SLACK);
 		pool->batch[i].out = malloc((size_t)ROOTDIR_BATCH * BTRFS_MAX_UNCOMPRESSED);
 		if (!pool->batch[i].in || !pool->batch[i].out)
 			goto nomem;

@@ -56,24 +56,33 @@ static u64 largest_free_data(struct btrfs_fs_info *fs)
 	return best;
 }
 
-/* pread until @len bytes or end of file; returns bytes read or -errno */
-static ssize_t read_full(int fd, u8 *buf, size_t len, u64 off)
+/*
+ * Read @want bytes of file data at @pos; when they end at the file's
+ * @size, one byte more is asked for (@buf has room for it) and end of
+ * file seen there is noted in dc->eof_seen.
+ */
+static ssize_t read_data(struct rootdir_data_ctx *dc, int fd, u8 *buf, size_t want,
+			 u64 pos, u64 size)
 {
-	size_t done = 0;
+	bool to_end = want && pos + want == size;
+	ssize_t got = rootdir_read_full(fd, buf, want + to_end, pos, want);
 
-	while (done < len) {
-		ssize_t n = pread(fd, buf + done, len - done, (off_t)(off + done));
+	if (to_end && got == (ssize_t)want)
+		dc->eof_seen = true;
+	return got;
+}
 
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (!n)
-			break;
-		done += (size_t)n;
+/* @len bytes at @logical to the devices; now and then start their writeback */
+static int write_out(struct rootdir_data_ctx *dc, u64 logical, const u8 *buf, u64 len)
+{
+	int ret = btrfs_write_logical(dc->fs, logical, buf, len);
+
+	dc->unflushed += len;
+	if (!ret && dc->unflushed >= ROOTDIR_WRITEBACK) {
+		btrfs_start_writeback(dc->fs);
+		dc->unflushed = 0;
 	}
-	return (ssize_t)done;
+	return ret;
 }
 
 static int changed_size(const char *path)
@@ -180,7 +189,7 @@ static int write_or_clone(struct rootdir_data_ctx *dc, int fd, const char *path,
 	}
 	if (cloned == n)
 		return 0;
-	return btrfs_write_logical(dc->fs, logical + cloned, dc->buf + cloned, n - cloned);
+	return write_out(dc, logical + cloned, dc->buf + cloned, n - cloned);
 }
 
 /*
@@ -203,7 +212,7 @@ static int write_extent(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *
 		size_t n = ext_len - done < ROOTDIR_READ_BUF ? (size_t)(ext_len - done) :
 			   ROOTDIR_READ_BUF;
 		size_t want = pos >= size ? 0 : (size - pos < n ? (size_t)(size - pos) : n);
-		ssize_t got = read_full(fd, dc->buf, want, pos);
+		ssize_t got = read_data(dc, fd, dc->buf, want, pos, size);
 
 		if (got < 0)
 			return read_error(path, got);
@@ -248,9 +257,12 @@ static int insert_hole(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *t
 
 /*
  * The next data segment at or after @off: [*@data, *@hole).  1 when there
- * is none.  A filesystem without SEEK_DATA has all data.
+ * is none.  A filesystem without SEEK_DATA has all data.  @data_only:
+ * the hole is not looked for (*@hole = @size), for a file shorter than
+ * a sector, where only whether it has data matters (its one sector is
+ * stored whole or not at all).
  */
-static int next_segment(int fd, const char *path, u64 off, u64 size,
+static int next_segment(int fd, const char *path, u64 off, u64 size, bool data_only,
 			u64 *data, u64 *hole)
 {
 	off_t d = lseek(fd, (off_t)off, SEEK_DATA), h;
@@ -266,6 +278,11 @@ static int next_segment(int fd, const char *path, u64 off, u64 size,
 		*hole = size;
 		return 0;
 	}
+	if (data_only) {
+		*data = (u64)d;
+		*hole = size;
+		return (u64)d >= size ? 1 : 0;
+	}
 	h = lseek(fd, d, SEEK_HOLE);
 	if (h < 0) {
 		cmd_error("cannot find the holes of %s: %m", path);
@@ -276,12 +293,13 @@ static int next_segment(int fd, const char *path, u64 off, u64 size,
 	return (u64)d >= size ? 1 : 0;
 }
 
+/* @have_data: dc->buf holds the file already (read to its end) */
 static int copy_inline(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *trans,
 		       struct btrfs_root *root, u64 ino, int fd, const char *path,
-		       u64 size)
+		       u64 size, bool have_data)
 {
 	/* one byte more than expected tells a file that grew */
-	ssize_t got = read_full(fd, dc->buf, (size_t)size + 1, 0);
+	ssize_t got = have_data ? (ssize_t)size : read_data(dc, fd, dc->buf, size, 0, size);
 	int ret;
 
 	if (got < 0)
@@ -291,7 +309,6 @@ static int copy_inline(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *t
 	ret = btrfs_insert_inline_extent(trans, root, ino, dc->buf, (u32)size, size,
 					 BTRFS_COMPRESS_NONE);
 	if (!ret) {
-		dc->eof_seen = true;
 		dc->stats->inline_extents++;
 		dc->stats->bytes += size;
 	}
@@ -310,6 +327,15 @@ static int copy_inline(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *t
  * it before each commit and at the end.
  */
 
+/* what rootdir_copy_file() read of a file already, into dc->buf */
+struct preread {
+	bool whole;		/* the whole file (shorter than a sector) */
+	/* else the first piece, compressed (to @clen bytes at buf + half) */
+	u64 off;
+	u64 len;		/* 0: none */
+	size_t clen;
+};
+
 /* one file being read into the pipeline */
 struct cfile {
 	struct rootdir_data_ctx *dc;
@@ -320,6 +346,8 @@ struct cfile {
 	u64 size;
 	u64 nbytes;
 	int err;
+	struct preread pre;
+	struct rootdir_pfile *pf;	/* the workers' descriptor, made when needed */
 };
 
 /* lzo and zstd extents need their incompat bit; set with the first one */
@@ -345,6 +373,10 @@ static int emit_piece(struct rootdir_data_ctx *dc, struct rootdir_batch *b, int 
 	u64 disk = p->ram, bytenr;
 	int ret;
 
+	if (p->err && p->read_err && p->err == -ESTALE)
+		return changed_size(p->file->path);
+	if (p->err && p->read_err)
+		return read_error(p->file->path, p->err);
 	if (p->err)
 		return p->err;
 	if (!p->ram)
@@ -357,7 +389,7 @@ static int emit_piece(struct rootdir_data_ctx *dc, struct rootdir_batch *b, int 
 	ret = btrfs_alloc_data_extent(trans, disk, p->root->root_key.objectid, p->ino,
 				      p->off, &bytenr);
 	if (!ret)
-		ret = btrfs_write_logical(dc->fs, bytenr, buf, disk);
+		ret = write_out(dc, bytenr, buf, disk);
 	/* checksums cover the bytes on disk, compressed or not */
 	if (!ret)
 		ret = btrfs_csum_file_blocks(trans, bytenr, buf, disk);
@@ -384,6 +416,24 @@ static int emit_piece(struct rootdir_data_ctx *dc, struct rootdir_batch *b, int 
 	return 0;
 }
 
+static void put_pfile(struct rootdir_pfile *f)
+{
+	if (f && !--f->refs) {
+		close(f->fd);
+		free(f);
+	}
+}
+
+/* the pieces of @b (done with) let go of their files */
+static void release_batch(struct rootdir_batch *b)
+{
+	int i;
+
+	for (i = 0; i < b->nr; i++)
+		put_pfile(b->pieces[i].file);
+	b->nr = 0;
+}
+
 /* wait for @b (submitting it if it was not) and store its pieces */
 static void emit_batch(struct rootdir_data_ctx *dc, struct rootdir_batch *b)
 {
@@ -396,16 +446,16 @@ static void emit_batch(struct rootdir_data_ctx *dc, struct rootdir_batch *b)
 	rootdir_cpool_wait(dc->pool, b);
 	for (i = 0; i < b->nr && !dc->err; i++)
 		dc->err = emit_piece(dc, b, i);
-	b->nr = 0;
+	release_batch(b);
 }
 
 int rootdir_data_flush(struct rootdir_data_ctx *dc)
 {
-	if (!dc->pool)
-		return dc->err;
-	/* both batches come back before their buffers are reused */
-	emit_batch(dc, dc->prev);
-	emit_batch(dc, dc->cur);
+	if (dc->pool) {
+		/* both batches come back before their buffers are reused */
+		emit_batch(dc, dc->prev);
+		emit_batch(dc, dc->cur);
+	}
 	return dc->err;
 }
 
@@ -441,6 +491,34 @@ static void add_hole(struct cfile *cf, u64 start, u64 end)
 	p->end = end;
 }
 
+/* the piece @p is read by a worker: through the file's pipeline descriptor */
+static int pfile_get(struct cfile *cf, struct rootdir_piece *p)
+{
+	size_t len = strlen(cf->path) + 1;
+	int ret;
+
+	if (!cf->pf) {
+		cf->pf = malloc(sizeof(*cf->pf) + len);
+		if (!cf->pf)
+			return -ENOMEM;
+		cf->pf->fd = dup(cf->fd);
+		if (cf->pf->fd < 0) {
+			ret = -errno;
+			cmd_error("cannot read %s: %m", cf->path);
+			free(cf->pf);
+			cf->pf = NULL;
+			return ret;
+		}
+		/* the cfile's own reference, dropped when the file is cut */
+		cf->pf->refs = 1;
+		cf->pf->size = cf->size;
+		memcpy(cf->pf->path, cf->path, len);
+	}
+	cf->pf->refs++;
+	p->file = cf->pf;
+	return 0;
+}
+
 /* the data [@start, @end) (sector aligned) as 128 KiB pieces */
 static void add_data(struct cfile *cf, u64 start, u64 end)
 {
@@ -458,17 +536,35 @@ static void add_data(struct cfile *cf, u64 start, u64 end)
 		p->off = off;
 		p->ram = (u32)n;
 		p->data = (u32)want;
-		got = read_full(cf->fd, in, want, off);
-		if (got < 0) {
-			cf->err = read_error(cf->path, got);
-		} else if ((size_t)got != want) {
-			cf->err = changed_size(cf->path);
-		} else {
-			memset(in + got, 0, n - (size_t)got);
+		if (cf->pre.len && off == cf->pre.off && n == cf->pre.len) {
+			/* the same input gives the same output: not compressed twice */
+			memcpy(in, dc->buf, n);
+			memcpy(rootdir_piece_out(dc->cur, dc->cur->nr - 1),
+			       dc->buf + ROOTDIR_READ_BUF / 2, cf->pre.clen);
+			p->ready = true;
+			p->type = dc->compress_type;
+			p->clen = (u32)cf->pre.clen;
+			cf->pre.len = 0;
 			cf->nbytes += n;
 			off += n;
 			continue;
 		}
+		if (cf->pre.whole) {
+			memcpy(in, dc->buf + off, want);
+			memset(in + want, 0, n - want);
+			got = (ssize_t)want;
+		} else {
+			/* a worker reads it (and checks the size at the end) */
+			got = pfile_get(cf, p);
+			if (want && off + want == cf->size)
+				dc->eof_seen = true;
+		}
+		if (got >= 0) {
+			cf->nbytes += n;
+			off += n;
+			continue;
+		}
+		cf->err = (int)got;
 		/* the piece is not to be stored */
 		dc->cur->nr--;
 	}
@@ -485,7 +581,7 @@ static int try_inline_compressed(struct rootdir_data_ctx *dc, struct btrfs_trans
 {
 	u8 *out = dc->buf + ROOTDIR_READ_BUF / 2;
 	size_t clen = BTRFS_MAX_UNCOMPRESSED;
-	ssize_t got = read_full(fd, dc->buf, (size_t)size + 1, 0);
+	ssize_t got = read_data(dc, fd, dc->buf, (size_t)size, 0, size);
 	int ret;
 
 	if (got < 0)
@@ -531,11 +627,13 @@ static int start_pool(struct rootdir_data_ctx *dc)
  */
 static int copy_compressed(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *trans,
 			   struct btrfs_root *root, u64 ino, int fd, const char *path,
-			   u64 size, u64 data, u64 hole, u64 *nbytes)
+			   u64 size, u64 data, u64 hole, const struct preread *pre,
+			   u64 *nbytes)
 {
 	u64 ss = dc->sectorsize, end = round_up_to(size, ss), off = 0;
 	struct cfile cf = {
 		.dc = dc, .root = root, .ino = ino, .fd = fd, .path = path, .size = size,
+		.pre = *pre,
 	};
 	int ret = 0;
 
@@ -551,10 +649,11 @@ static int copy_compressed(struct rootdir_data_ctx *dc, struct btrfs_trans_handl
 		off = seg_end;
 		if (off >= end)
 			break;
-		ret = next_segment(fd, path, off, size, &data, &hole);
+		ret = next_segment(fd, path, off, size, false, &data, &hole);
 	}
 	if (!cf.err && ret >= 0)
 		add_hole(&cf, off, end);
+	put_pfile(cf.pf);
 	*nbytes = cf.nbytes;
 	if (ret < 0)
 		return ret;
@@ -563,7 +662,13 @@ static int copy_compressed(struct rootdir_data_ctx *dc, struct btrfs_trans_handl
 
 void rootdir_data_finish(struct rootdir_data_ctx *dc)
 {
-	/* the workers finish what was submitted before they stop */
+	if (dc->pool) {
+		/* after a failure: what is still in the pipeline is dropped */
+		rootdir_cpool_wait(dc->pool, dc->prev);
+		rootdir_cpool_wait(dc->pool, dc->cur);
+		release_batch(dc->prev);
+		release_batch(dc->cur);
+	}
 	rootdir_cpool_destroy(dc->pool);
 	dc->pool = NULL;
 }
@@ -572,10 +677,11 @@ void rootdir_data_finish(struct rootdir_data_ctx *dc)
  * Whether the first piece of a file of more than one piece compresses:
  * 1 yes, 0 no (like the kernel, which then stops compressing the file,
  * it is stored plain in extents as large as they come), or -errno.
- * Compressed here, in the writer, which costs one piece per such file.
+ * Compressed here, in the writer; when it compresses, *@pre keeps it for
+ * the pipeline.
  */
 static int first_piece_compresses(struct rootdir_data_ctx *dc, int fd, const char *path,
-				  u64 size, u64 data, u64 hole)
+				  u64 size, u64 data, u64 hole, struct preread *pre)
 {
 	u64 ss = dc->sectorsize, seg = data / ss * ss, n = round_up_to(hole, ss) - seg;
 	size_t want, clen = BTRFS_MAX_UNCOMPRESSED;
@@ -585,7 +691,7 @@ static int first_piece_compresses(struct rootdir_data_ctx *dc, int fd, const cha
 	if (n > BTRFS_MAX_UNCOMPRESSED)
 		n = BTRFS_MAX_UNCOMPRESSED;
 	want = size - seg < n ? (size_t)(size - seg) : (size_t)n;
-	got = read_full(fd, dc->buf, want, seg);
+	got = rootdir_read_full(fd, dc->buf, want, seg, want);
 	if (got < 0)
 		return read_error(path, got);
 	if ((size_t)got != want)
@@ -595,7 +701,12 @@ static int first_piece_compresses(struct rootdir_data_ctx *dc, int fd, const cha
 					   &clen);
 	if (ret == -E2BIG)
 		return 0;
-	return ret ? ret : 1;
+	if (ret)
+		return ret;
+	pre->off = seg;
+	pre->len = n;
+	pre->clen = clen;
+	return 1;
 }
 
 int rootdir_copy_file(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *trans,
@@ -603,6 +714,7 @@ int rootdir_copy_file(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *tr
 		      u64 size, u64 *nbytes)
 {
 	u64 ss = dc->sectorsize, end = round_up_to(size, ss), off = 0, data, hole;
+	struct preread pre = { 0 };
 	int ret;
 
 	*nbytes = 0;
@@ -613,7 +725,7 @@ int rootdir_copy_file(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *tr
 	 * Holes are asked for even when the host allocates the whole size:
 	 * unwritten preallocated ranges count as holes for SEEK_DATA.
 	 */
-	ret = next_segment(fd, path, 0, size, &data, &hole);
+	ret = next_segment(fd, path, 0, size, size < ss, &data, &hole);
 	if (ret < 0)
 		return ret;
 	if (dc->err)
@@ -621,8 +733,11 @@ int rootdir_copy_file(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *tr
 	/* the kernel does not compress nodatasum (or nodatacow) files */
 	if (!ret && dc->compress_type != BTRFS_COMPRESS_NONE && !dc->nodatasum) {
 		ret = start_pool(dc);
-		if (!ret && size < ss)
+		if (!ret && size < ss) {
 			ret = try_inline_compressed(dc, trans, root, ino, fd, path, size);
+			/* not inline compressed: the file is in dc->buf */
+			pre.whole = !ret;
+		}
 		if (ret < 0)
 			return ret;
 		if (ret == 1) {
@@ -630,18 +745,18 @@ int rootdir_copy_file(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *tr
 			return 0;
 		}
 		if (!ret && size > BTRFS_MAX_UNCOMPRESSED)
-			ret = first_piece_compresses(dc, fd, path, size, data, hole);
+			ret = first_piece_compresses(dc, fd, path, size, data, hole, &pre);
 		if (ret < 0)
 			return ret;
 		if (ret == 1 || (size <= BTRFS_MAX_UNCOMPRESSED &&
 				 !rootdir_inline_ok(size, dc->sectorsize, dc->max_inline)))
 			return copy_compressed(dc, trans, root, ino, fd, path, size, data,
-					       hole, nbytes);
+					       hole, &pre, nbytes);
 		ret = 0;
 	}
 	if (!ret && rootdir_inline_ok(size, dc->sectorsize, dc->max_inline)) {
 		*nbytes = size;
-		return copy_inline(dc, trans, root, ino, fd, path, size);
+		return copy_inline(dc, trans, root, ino, fd, path, size, pre.whole);
 	}
 	while (!ret) {
 		u64 seg = data / ss * ss, seg_end = round_up_to(hole, ss), len = 0;
@@ -659,7 +774,7 @@ int rootdir_copy_file(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *tr
 			return ret;
 		if (off >= end)
 			break;
-		ret = next_segment(fd, path, off, size, &data, &hole);
+		ret = next_segment(fd, path, off, size, false, &data, &hole);
 		if (ret < 0)
 			return ret;
 	}

@@ -93,6 +93,12 @@ struct rootdir_scan {
 	u64 xattr_bytes;	/* names and values */
 	u64 xattrs;
 	struct rootdir_tar *tar;	/* tar input: the index read by the scan */
+	/*
+	 * The host inodes (st_dev, st_ino) found with xattrs: the walk lists
+	 * the xattrs of only these.  NULL: of every inode (tar input, or too
+	 * many of them to keep).
+	 */
+	struct rootdir_links *xattr_inodes;
 };
 
 /* rootdir-tar.c: the index and spool of a tar input */
@@ -143,9 +149,14 @@ struct rootdir_data_ctx {
 	int err;			/* a pending piece failed */
 	bool reflink;		/* --reflink, until it is found not to work */
 	bool reflink_noted;
+	u64 unflushed;		/* data bytes written since the last writeback start */
 };
 
+/* the read buffer, and the room past it for the byte that finds end of file */
 #define ROOTDIR_READ_BUF	(8U << 20)
+#define ROOTDIR_READ_SLACK	4096U
+/* data written between two starts of the devices' writeback */
+#define ROOTDIR_WRITEBACK	(32ULL << 20)
 
 /* an image file inside DIR is not copied into itself */
 struct rootdir_image {
@@ -162,6 +173,7 @@ int rootdir_populate(struct btrfs_fs_info *fs, struct btrfs_trans_handle **trans
 /* rootdir-size.c */
 int rootdir_prescan(const struct mkfs_rootdir_opts *o, u32 sectorsize,
 		    struct rootdir_scan *scan);
+void rootdir_scan_free(struct rootdir_scan *scan);
 /* bytes one device needs for @scan's tree (with margin) */
 u64 rootdir_estimate_size(const struct rootdir_scan *scan, u32 nodesize,
 			  u32 sectorsize, u16 csum_size, u64 meta_profile,
@@ -186,6 +198,17 @@ void rootdir_data_finish(struct rootdir_data_ctx *dc);
 #define ROOTDIR_BATCH		32	/* pieces handed over at once */
 #define ROOTDIR_MAX_THREADS	64
 
+/*
+ * A file whose pieces the workers read: the pipeline's own descriptor,
+ * closed by the writer when the file's last piece is stored.
+ */
+struct rootdir_pfile {
+	int fd;
+	int refs;		/* pieces in the pipeline, and the file being cut */
+	u64 size;
+	char path[];		/* for messages */
+};
+
 /* one piece of a file: up to 128 KiB of data, or a hole */
 struct rootdir_piece {
 	u64 off;		/* file offset */
@@ -196,6 +219,9 @@ struct rootdir_piece {
 	u64 ino;
 	u8 type;		/* filled by a worker: BTRFS_COMPRESS_*, NONE = plain */
 	u32 clen;		/* compressed length */
+	bool ready;		/* compressed by the writer already */
+	struct rootdir_pfile *file;	/* a worker reads the data; NULL: in place */
+	bool read_err;		/* @err is from reading the file */
 	int err;
 };
 
@@ -206,7 +232,7 @@ struct rootdir_batch {
 	int done;		/* pieces finished */
 	u64 seq;
 	bool submitted;
-	u8 *in;			/* ROOTDIR_BATCH x 128 KiB */
+	u8 *in;			/* ROOTDIR_BATCH x 128 KiB, and ROOTDIR_READ_SLACK */
 	u8 *out;
 };
 
@@ -221,6 +247,13 @@ struct rootdir_batch *rootdir_cpool_batch(struct rootdir_cpool *pool, int i);
 u8 *rootdir_piece_in(struct rootdir_batch *b, int i);
 u8 *rootdir_piece_out(struct rootdir_batch *b, int i);
 void rootdir_cpool_submit(struct rootdir_cpool *pool, struct rootdir_batch *b);
+/*
+ * pread until @len bytes or end of file: bytes read or -errno; a short
+ * read once @enough bytes are in is taken as end of file
+ */
+ssize_t rootdir_read_full(int fd, u8 *buf, size_t len, u64 off, size_t enough);
+/* a worker reads a piece's data into @in (-ESTALE: the size changed) */
+int rootdir_read_piece(const struct rootdir_piece *p, u8 *in);
 /* until every piece of @b is compressed (no-op when not submitted) */
 void rootdir_cpool_wait(struct rootdir_cpool *pool, struct rootdir_batch *b);
 /* compress in the calling thread (inline candidates, first pieces) */
