@@ -11,19 +11,23 @@
 #            sparse files, 2% hard links, 3% symlinks, xattrs on 3%)
 #   --small  20,000 files (default)
 #   --files N [--total SIZE]   any other size (for a quick try)
+#   --tree DIR   an existing tree instead (e.g. one another checkout made)
 # Before timing, the tree is read twice with cat; the second (warm) read
-# is printed as the read floor.  Then: wall time and peak RSS of each
-# command (medians of BENCH_RUNS, default 3; 1 for --big, where the
-# untimed warm-up run is also left out), the ratios ghee/6.2, ghee/6.19,
-# ghee/mke2fs and ghee's RSS per file; with --compress zstd, ghee with one
-# compressing thread (GHEE_MKFS_THREADS=1) against two, and progs 6.19
-# with --compress (time and bytes used); after --shrink, ghee against 6.19: image size, allocated
-# bytes, bytes used, metadata bytes and the extent and csum item counts.
+# is printed as the read floor.  Then: wall time, CPU time (user + system,
+# all threads) and peak RSS of each command (medians of BENCH_RUNS,
+# default 3; 1 for --big, where the untimed warm-up run is also left
+# out), the ratios ghee/6.2, ghee/6.19, ghee/mke2fs (wall and CPU) and
+# ghee's RSS per file; with --compress zstd, ghee with one compressing
+# thread (GHEE_MKFS_THREADS=1) against one per CPU, and progs 6.19 with
+# --compress (time and bytes used); after --shrink, ghee against 6.19:
+# image size, allocated bytes, bytes used, metadata bytes and the extent
+# and csum item counts.  The load average is printed with each part: on
+# a shared machine wall times are only as good as it is low.
 #
 # The ghee runs are skipped with a message while `ghee mkfs` has no
 # --rootdir (or --compress, --shrink); the rest still runs.
 #
-# usage: bench/bench-rootdir.sh [--small|--big|--files N [--total SIZE]]
+# usage: bench/bench-rootdir.sh [--small|--big|--files N [--total SIZE]|--tree DIR]
 #                               [--runs N] [--no-compress] [--no-shrink]
 #   GHEE=path/to/ghee (default ./ghee), BENCH_CACHE, BENCH_RUNS, BENCH_WARMUP
 #
@@ -39,6 +43,7 @@ TOTAL=
 DO_COMPRESS=1
 DO_SHRINK=1
 BIG=0
+USE_TREE=
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -46,10 +51,11 @@ while [ $# -gt 0 ]; do
 	--big)	FILES=300000; TOTAL=3400M; BIG=1 ;;
 	--files) FILES=$2; shift ;;
 	--total) TOTAL=$2; shift ;;
+	--tree)	USE_TREE=$2; shift ;;
 	--runs)	BENCH_RUNS=$2; shift ;;
 	--no-compress) DO_COMPRESS=0 ;;
 	--no-shrink) DO_SHRINK=0 ;;
-	-h|--help) sed -n '4,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '4,36p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*)	bench_die "unknown argument '$1'" ;;
 	esac
 	shift
@@ -97,7 +103,18 @@ mkdir -p "$BENCH_CACHE" || bench_die "cannot create $BENCH_CACHE"
 exec 8> "$BENCH_CACHE/.lock-rootdir"
 flock 8
 TREE=$BENCH_CACHE/rootdir-tree-$FILES-$(tree_hash)
-if [ ! -f "$TREE.done" ]; then
+if [ -n "$USE_TREE" ]; then
+	[ -d "$USE_TREE" ] || bench_die "--tree $USE_TREE is not a directory"
+	TREE=$(cd "$USE_TREE" && pwd)
+	FILES=$(basename "$TREE")
+	if [ ! -f "$TREE.done" ]; then
+		TREE_DONE=$(mktemp /tmp/ghee-bench-tree.XXXXXX)
+		{
+			echo "paths $(find "$TREE" | wc -l)"
+			echo "bytes $(du -s -B1 "$TREE" | cut -f1)"
+		} > "$TREE_DONE"
+	fi
+elif [ ! -f "$TREE.done" ]; then
 	rm -rf "$TREE" "$TREE.tmp" "$BENCH_CACHE"/rootdir-tree-"$FILES"-*
 	start=$(bench_now_ns)
 	python3 "$GEN_TREE" --seed 1 --files "$FILES" ${TOTAL:+--total-size "$TOTAL"} \
@@ -110,13 +127,16 @@ if [ ! -f "$TREE.done" ]; then
 	echo "bench: generated $TREE in $(awk -v d=$(($(bench_now_ns) - start)) \
 		'BEGIN { printf "%.1f", d / 1e9 }')s" >&2
 fi
-NPATHS=$(awk '$1 == "paths" { print $2 }' "$TREE.done")
-NBYTES=$(awk '$1 == "bytes" { print $2 }' "$TREE.done")
+TREE_DONE=${TREE_DONE:-$TREE.done}
+NPATHS=$(awk '$1 == "paths" { print $2 }' "$TREE_DONE")
+NBYTES=$(awk '$1 == "bytes" { print $2 }' "$TREE_DONE")
+if [[ $TREE_DONE == /tmp/* ]]; then rm -f "$TREE_DONE"; fi
 # room for the data twice over (btrfs metadata, DUP), at least 1 GiB
 SIZE=$(( (NBYTES * 2 / 1048576 + 512) ))M
 [ "${SIZE%M}" -ge 1024 ] || SIZE=1024M
 echo "tree: $TREE"
 echo "      $NPATHS paths, $((NBYTES / 1048576)) MiB allocated; images of $SIZE"
+bench_load
 
 TMPD=$(mktemp -d /var/tmp/ghee-bench-rootdir.XXXXXX)
 trap 'rm -rf "$TMPD"' EXIT
@@ -174,17 +194,19 @@ BENCH_LABELS+=("mke2fs -t ext4 -d")
 BENCH_CMDS+=("$(run_cmd e.img mke2fs -q -F -t ext4 -N $((NPATHS + NPATHS / 4 + 1024)) -d "$TREE")")
 
 echo "== $FILES-file tree: $BENCH_RUNS timed run(s) each, alternating =="
+bench_load
 bench_compare
+bench_load
 failed=0
 for ((i = 0; i < ${#BENCH_CMDS[@]}; i++)); do
 	[ "${RC[i]}" = 0 ] || { echo "bench: ${BENCH_LABELS[i]} failed (exit ${RC[i]})" >&2; failed=1; }
 done
 rm -f "$TMPD"/*.img
 if [ "$G" -ge 0 ]; then
-	echo "ratio ghee/6.2:    $(bench_ratio "${WALL[G]}" "${WALL[P62]}")  (target <= 0.25)"
+	echo "ratio ghee/6.2:    $(bench_ratio "${WALL[G]}" "${WALL[P62]}")  (target <= 0.25; CPU time $(bench_ratio "${CPU[G]}" "${CPU[P62]}"))"
 	[ "$P619" -ge 0 ] &&
-		echo "ratio ghee/6.19:   $(bench_ratio "${WALL[G]}" "${WALL[P619]}")"
-	echo "ratio ghee/mke2fs: $(bench_ratio "${WALL[G]}" "${WALL[E]}")  (target <= 0.80)"
+		echo "ratio ghee/6.19:   $(bench_ratio "${WALL[G]}" "${WALL[P619]}")  (CPU time $(bench_ratio "${CPU[G]}" "${CPU[P619]}"))"
+	echo "ratio ghee/mke2fs: $(bench_ratio "${WALL[G]}" "${WALL[E]}")  (target <= 0.80; CPU time $(bench_ratio "${CPU[G]}" "${CPU[E]}"))"
 	echo "ratio ghee/floor:  $(bench_ratio "${WALL[G]}" "$FLOOR")"
 	if [ "${RSS[G]}" != n/a ]; then
 		echo "ghee peak RSS: ${RSS[G]} KiB, $(awk -v r="${RSS[G]}" -v n="$NPATHS" \
@@ -203,13 +225,15 @@ bytes_used()
 
 if [ "$DO_COMPRESS" = 1 ]; then
 	echo
-	echo "== --compress zstd: GHEE_MKFS_THREADS=1 against 2 (on $(nproc) CPUs), and 6.19 =="
+	NCPU=$(nproc)
+	[ "$NCPU" -ge 2 ] || NCPU=2
+	echo "== --compress zstd: GHEE_MKFS_THREADS=1 against $NCPU (on $(nproc) CPUs), and 6.19 =="
 	BENCH_CMDS=()
 	BENCH_LABELS=()
 	if [ "$GHEE_ROOTDIR" = 1 ] && [ "$GHEE_COMPRESS" = 1 ]; then
-		BENCH_LABELS+=("ghee zstd, 1 thread" "ghee zstd, 2 threads")
+		BENCH_LABELS+=("ghee zstd, 1 thread" "ghee zstd, $NCPU threads")
 		BENCH_CMDS+=("$(run_cmd gz1.img env GHEE_MKFS_THREADS=1 "$GHEE_BIN" mkfs -f -q --compress zstd --rootdir "$TREE")")
-		BENCH_CMDS+=("$(run_cmd gz2.img env GHEE_MKFS_THREADS=2 "$GHEE_BIN" mkfs -f -q --compress zstd --rootdir "$TREE")")
+		BENCH_CMDS+=("$(run_cmd gz2.img env GHEE_MKFS_THREADS=$NCPU "$GHEE_BIN" mkfs -f -q --compress zstd --rootdir "$TREE")")
 	else
 		echo "note: ghee mkfs has no --rootdir/--compress yet: ghee skipped"
 	fi
@@ -218,15 +242,17 @@ if [ "$DO_COMPRESS" = 1 ]; then
 		BENCH_CMDS+=("$(run_cmd pz.img "$MKFS619" -f -q --compress zstd --rootdir "$TREE")")
 	fi
 	if [ ${#BENCH_CMDS[@]} -gt 0 ]; then
+		bench_load
 		bench_compare
+		bench_load
 		for ((i = 0; i < ${#BENCH_CMDS[@]}; i++)); do
 			[ "${RC[i]}" = 0 ] ||
 				{ echo "bench: ${BENCH_LABELS[i]} failed (exit ${RC[i]})" >&2; failed=1; }
 		done
 		if [ "${BENCH_LABELS[0]}" = "ghee zstd, 1 thread" ]; then
-			echo "speed-up 2 threads / 1 thread: $(bench_ratio "${WALL[0]}" "${WALL[1]}")  (target >= 1.6 on 2 idle CPUs)"
+			echo "speed-up $NCPU threads / 1 thread: $(bench_ratio "${WALL[0]}" "${WALL[1]}")  (target >= 1.6 on 2 idle CPUs; CPU time of 1 thread / wall of $NCPU: $(bench_ratio "${CPU[0]}" "${WALL[1]}"))"
 			if [ ${#BENCH_CMDS[@]} -gt 2 ]; then
-				echo "ratio ghee zstd (2 threads)/6.19 zstd: $(bench_ratio "${WALL[1]}" "${WALL[2]}")"
+				echo "ratio ghee zstd ($NCPU threads)/6.19 zstd: $(bench_ratio "${WALL[1]}" "${WALL[2]}")  (CPU time $(bench_ratio "${CPU[1]}" "${CPU[2]}"))"
 				gu=$(bytes_used "$TMPD/gz2.img")
 				pu=$(bytes_used "$TMPD/pz.img")
 				echo "bytes used: ghee zstd $gu, 6.19 zstd $pu, ratio $(bench_ratio "$gu" "$pu");" \

@@ -10,8 +10,9 @@
 #   BENCH_WARMUP 0: bench_compare skips its untimed first run of each
 #                command (for commands too heavy to run twice)
 #
-# Peak RSS comes from GNU time (`/usr/bin/time -f %M`, Debian package
-# `time`: apt-get install time).  Without it RSS is reported as "n/a".
+# Peak RSS and CPU time (user + system, all threads) come from GNU time
+# (`/usr/bin/time -f '%M %U %S'`, Debian package `time`: apt-get install
+# time).  Without it they are reported as "n/a".
 
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 BENCH_TOP=$(cd "$BENCH_DIR/.." && pwd)
@@ -85,16 +86,17 @@ bench_ratio()
 }
 
 # bench_run1 OUT CMD...: run CMD once with stdout to OUT (stderr dropped);
-# sets BENCH_WALL (seconds), BENCH_RSS (KiB, or n/a) and BENCH_RC
+# sets BENCH_WALL (seconds), BENCH_RSS (KiB, or n/a), BENCH_CPU (user +
+# system seconds of CMD and its children, or n/a) and BENCH_RC
 bench_run1()
 {
-	local out=$1 start end rssf
+	local out=$1 start end rssf line
 
 	shift
 	rssf=$(mktemp /tmp/ghee-bench-rss.XXXXXX)
 	start=$(bench_now_ns)
 	if [ -x "$BENCH_TIME" ]; then
-		"$BENCH_TIME" -f %M -o "$rssf" "$@" > "$out" 2>/dev/null
+		"$BENCH_TIME" -f '%M %U %S' -o "$rssf" "$@" > "$out" 2>/dev/null
 		BENCH_RC=$?
 	else
 		"$@" > "$out" 2>/dev/null
@@ -102,11 +104,20 @@ bench_run1()
 	fi
 	end=$(bench_now_ns)
 	BENCH_WALL=$(awk -v d=$((end - start)) 'BEGIN { printf "%.4f", d / 1e9 }')
-	BENCH_RSS=$(tail -n1 "$rssf" 2>/dev/null)
+	line=$(tail -n1 "$rssf" 2>/dev/null)
+	BENCH_RSS=${line%% *}
 	case $BENCH_RSS in
 	''|*[!0-9]*) BENCH_RSS=n/a ;;
 	esac
+	BENCH_CPU=$(awk 'NF == 3 && $2 ~ /^[0-9.]+$/ && $3 ~ /^[0-9.]+$/ {
+		printf "%.2f", $2 + $3; ok = 1 } END { if (!ok) print "n/a" }' <<< "$line")
 	rm -f "$rssf"
+}
+
+# bench_load: the load average, for the record (the machine may be shared)
+bench_load()
+{
+	echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
 }
 
 # bench_compare: time the commands in BENCH_CMDS (shell command strings,
@@ -115,26 +126,29 @@ bench_run1()
 # BENCH_RUNS times, alternating
 # between the commands so drift hits all of them alike; stdout goes to
 # /dev/null.  Sets WALL[i], RSS[i] (medians) and RC[i] (last exit status)
-# and prints one line per command.
+# and prints one line per command.  CPU[i]: median CPU seconds (or n/a).
 bench_compare()
 {
 	local n=${#BENCH_CMDS[@]} i r
-	local -a walls rsss
+	local -a walls rsss cpus
 
 	WALL=()
 	RSS=()
+	CPU=()
 	RC=()
 	for ((i = 0; i < n; i++)); do
 		[ "$BENCH_WARMUP" = 0 ] ||
 			bench_run1 /dev/null bash -c "exec ${BENCH_CMDS[i]}"
 		walls[i]=
 		rsss[i]=
+		cpus[i]=
 	done
 	for ((r = 0; r < BENCH_RUNS; r++)); do
 		for ((i = 0; i < n; i++)); do
 			bench_run1 /dev/null bash -c "exec ${BENCH_CMDS[i]}"
 			walls[i]+=" $BENCH_WALL"
 			rsss[i]+=" $BENCH_RSS"
+			cpus[i]+=" $BENCH_CPU"
 			RC[i]=$BENCH_RC
 		done
 	done
@@ -145,8 +159,13 @@ bench_compare()
 		else
 			RSS[i]=$(bench_median ${rsss[i]} | cut -d. -f1)
 		fi
-		printf '%-26s median %7ss  peak RSS %8s KiB  exit %s  (runs:%s)\n' \
-			"${BENCH_LABELS[i]}" "${WALL[i]}" "${RSS[i]}" "${RC[i]}" \
+		if [[ ${cpus[i]} == *n/a* ]]; then
+			CPU[i]=n/a
+		else
+			CPU[i]=$(bench_median ${cpus[i]})
+		fi
+		printf '%-26s median %7ss  cpu %7ss  peak RSS %8s KiB  exit %s  (runs:%s)\n' \
+			"${BENCH_LABELS[i]}" "${WALL[i]}" "${CPU[i]}" "${RSS[i]}" "${RC[i]}" \
 			"${walls[i]}"
 	done
 }

@@ -7,6 +7,7 @@
  */
 #include "config.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -155,6 +156,19 @@ int btrfs_flush_all_devices(struct btrfs_fs_info *fs_info)
 			return ret;
 	}
 	return 0;
+}
+
+void btrfs_start_writeback(struct btrfs_fs_info *fs_info)
+{
+	int i;
+
+	for (i = 0; i < fs_info->num_devices; i++) {
+		struct btrfs_device *dev = &fs_info->devices[i];
+
+		/* a hint only: not counted as a flush, its failure ignored */
+		if (dev->fd >= 0 && dev->writable)
+			(void)sync_file_range(dev->fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+	}
 }
 
 /* every copy of [logical, logical+len) inside one stripe unit, written */

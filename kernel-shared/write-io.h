@@ -31,6 +31,12 @@ int btrfs_clone_physical(struct btrfs_fs_info *fs_info, struct btrfs_device *dev
 			 u64 src_offset, u64 len, u64 physical);
 int btrfs_flush_device(struct btrfs_fs_info *fs_info, struct btrfs_device *dev);
 int btrfs_flush_all_devices(struct btrfs_fs_info *fs_info);
+/*
+ * Start writing back what was written so far, without waiting: a hint
+ * for writers of much data, so the device works while they go on and
+ * the final flush has less left to wait for.  Orders nothing.
+ */
+void btrfs_start_writeback(struct btrfs_fs_info *fs_info);
 
 /* write @len bytes at @logical to every copy (RAID5/6: -EOPNOTSUPP) */
 int btrfs_write_logical(struct btrfs_fs_info *fs_info, u64 logical,

@@ -305,7 +305,7 @@ static int make_filesystem(const struct mkfs_params *p)
 	else if (!ret && p->verbosity >= 1)
 		mkfs_print_summary(stdout, p, g, &res);
 	mkfs_close_devices(g, ret != 0);
-	rootdir_tar_free(g->scan.tar);
+	rootdir_scan_free(&g->scan);
 	free(g);
 	return ret;
 }

@@ -64,6 +64,9 @@ static void compress_piece(struct rootdir_cpool *pool, struct btrfs_compress_ws 
 	size_t clen = BTRFS_MAX_UNCOMPRESSED;
 	int ret;
 
+	/* the writer compressed it already (the first piece of a file) */
+	if (p->ready)
+		return;
 	p->type = BTRFS_COMPRESS_NONE;
 	if (!p->ram)
 		return;
@@ -168,7 +171,8 @@ int rootdir_cpool_create(u8 type, int level, u32 sectorsize, int threads,
 	pool->own_ws = btrfs_compress_ws_alloc();
 	pool->threads = calloc((size_t)threads + 1, sizeof(*pool->threads));
 	for (i = 0; i < 2; i++) {
-		pool->batch[i].in = malloc((size_t)ROOTDIR_BATCH * BTRFS_MAX_UNCOMPRESSED);
+		pool->batch[i].in = malloc((size_t)ROOTDIR_BATCH * BTRFS_MAX_UNCOMPRESSED +
+					   ROOTDIR_READ_SLACK);
 		pool->batch[i].out = malloc((size_t)ROOTDIR_BATCH * BTRFS_MAX_UNCOMPRESSED);
 		if (!pool->batch[i].in || !pool->batch[i].out)
 			goto nomem;

@@ -59,14 +59,15 @@ static u64 largest_free_data(struct btrfs_fs_info *fs)
 
 /*
  * pread until @len bytes or end of file; returns bytes read or -errno.
- * @off is the file's offset: the source's data starts at dc->base of @fd.
+ * A short read once @enough bytes are in is end of file (a regular file
+ * reads short only there): a caller asking for one byte more than the
+ * size it expects learns that the file did not grow without the read
+ * that returns 0, or a statx() afterwards.
  */
-static ssize_t read_full(const struct rootdir_data_ctx *dc, int fd, u8 *buf, size_t len,
-			 u64 off)
+static ssize_t read_full(int fd, u8 *buf, size_t len, u64 off, size_t enough)
 {
 	size_t done = 0;
 
-	off += dc->base;
 	while (done < len) {
 		ssize_t n = pread(fd, buf + done, len - done, (off_t)(off + done));
 
@@ -78,8 +79,41 @@ static ssize_t read_full(const struct rootdir_data_ctx *dc, int fd, u8 *buf, siz
 		if (!n)
 			break;
 		done += (size_t)n;
+		if (done < len && done >= enough)
+			break;
 	}
 	return (ssize_t)done;
+}
+
+/*
+ * Read @want bytes of file data at @pos (the source's data starts at
+ * dc->base of @fd); when they end at the file's @size, one byte more is
+ * asked for (@buf has room for it) and end of file seen there is noted
+ * in dc->eof_seen.  Not for a sealed source: its size is trusted, and
+ * the byte after it is another file's (a region of a spool file).
+ */
+static ssize_t read_data(struct rootdir_data_ctx *dc, int fd, u8 *buf, size_t want,
+			 u64 pos, u64 size)
+{
+	bool to_end = want && pos + want == size && !dc->sealed;
+	ssize_t got = read_full(fd, buf, want + to_end, dc->base + pos, want);
+
+	if (to_end && got == (ssize_t)want)
+		dc->eof_seen = true;
+	return got;
+}
+
+/* @len bytes at @logical to the devices; now and then start their writeback */
+static int write_out(struct rootdir_data_ctx *dc, u64 logical, const u8 *buf, u64 len)
+{
+	int ret = btrfs_write_logical(dc->fs, logical, buf, len);
+
+	dc->unflushed += len;
+	if (!ret && dc->unflushed >= ROOTDIR_WRITEBACK) {
+		btrfs_start_writeback(dc->fs);
+		dc->unflushed = 0;
+	}
+	return ret;
 }
 
 static int changed_size(const char *path)
@@ -188,7 +222,7 @@ static int write_or_clone(struct rootdir_data_ctx *dc, int fd, const char *path,
 	}
 	if (cloned == n)
 		return 0;
-	return btrfs_write_logical(dc->fs, logical + cloned, dc->buf + cloned, n - cloned);
+	return write_out(dc, logical + cloned, dc->buf + cloned, n - cloned);
 }
 
 /*
@@ -211,7 +245,7 @@ static int write_extent(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *
 		size_t n = ext_len - done < ROOTDIR_READ_BUF ? (size_t)(ext_len - done) :
 			   ROOTDIR_READ_BUF;
 		size_t want = pos >= size ? 0 : (size - pos < n ? (size_t)(size - pos) : n);
-		ssize_t got = read_full(dc, fd, dc->buf, want, pos);
+		ssize_t got = read_data(dc, fd, dc->buf, want, pos, size);
 
 		if (got < 0)
 			return read_error(path, got);
@@ -256,10 +290,13 @@ static int insert_hole(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *t
 
 /*
  * The next data segment at or after @off: [*@data, *@hole).  1 when there
- * is none.  A filesystem without SEEK_DATA has all data.
+ * is none.  A filesystem without SEEK_DATA has all data.  @data_only:
+ * the hole is not looked for (*@hole = @size), for a file shorter than
+ * a sector, where only whether it has data matters (its one sector is
+ * stored whole or not at all).
  */
 static int next_segment(const struct rootdir_data_ctx *dc, int fd, const char *path, u64 off,
-			u64 size, u64 *data, u64 *hole)
+			u64 size, bool data_only, u64 *data, u64 *hole)
 {
 	off_t d = lseek(fd, (off_t)(dc->base + off), SEEK_DATA), h;
 
@@ -274,6 +311,12 @@ static int next_segment(const struct rootdir_data_ctx *dc, int fd, const char *p
 		*hole = size;
 		return 0;
 	}
+	if (data_only) {
+		d -= (off_t)dc->base;
+		*data = (u64)d;
+		*hole = size;
+		return (u64)d >= size ? 1 : 0;
+	}
 	h = lseek(fd, d, SEEK_HOLE);
 	if (h < 0) {
 		cmd_error("cannot find the holes of %s: %m", path);
@@ -287,12 +330,13 @@ static int next_segment(const struct rootdir_data_ctx *dc, int fd, const char *p
 	return (u64)d >= size ? 1 : 0;
 }
 
+/* @have_data: dc->buf holds the file already (read to its end) */
 static int copy_inline(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *trans,
 		       struct btrfs_root *root, u64 ino, int fd, const char *path,
-		       u64 size)
+		       u64 size, bool have_data)
 {
 	/* one byte more than expected tells a file that grew (unless sealed) */
-	ssize_t got = read_full(dc, fd, dc->buf, (size_t)size + !dc->sealed, 0);
+	ssize_t got = have_data ? (ssize_t)size : read_data(dc, fd, dc->buf, size, 0, size);
 	int ret;
 
 	if (got < 0)
@@ -302,7 +346,6 @@ static int copy_inline(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *t
 	ret = btrfs_insert_inline_extent(trans, root, ino, dc->buf, (u32)size, size,
 					 BTRFS_COMPRESS_NONE);
 	if (!ret) {
-		dc->eof_seen = true;
 		dc->stats->inline_extents++;
 		dc->stats->bytes += size;
 	}
@@ -321,6 +364,15 @@ static int copy_inline(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *t
  * it before each commit and at the end.
  */
 
+/* what rootdir_copy_file() read of a file already, into dc->buf */
+struct preread {
+	bool whole;		/* the whole file (at most a sector) */
+	/* else the first piece, compressed (to @clen bytes at buf + half) */
+	u64 off;
+	u64 len;		/* 0: none */
+	size_t clen;
+};
+
 /* one file being read into the pipeline */
 struct cfile {
 	struct rootdir_data_ctx *dc;
@@ -331,6 +383,7 @@ struct cfile {
 	u64 size;
 	u64 nbytes;
 	int err;
+	struct preread pre;
 };
 
 /* lzo and zstd extents need their incompat bit; set with the first one */
@@ -397,7 +450,7 @@ static int emit_piece(struct rootdir_data_ctx *dc, struct rootdir_batch *b, int 
 	ret = btrfs_alloc_data_extent(trans, disk, p->root->root_key.objectid, p->ino,
 				      p->off, &bytenr);
 	if (!ret)
-		ret = btrfs_write_logical(dc->fs, bytenr, buf, disk);
+		ret = write_out(dc, bytenr, buf, disk);
 	/* checksums cover the bytes on disk, compressed or not */
 	if (!ret)
 		ret = btrfs_csum_file_blocks(trans, bytenr, buf, disk);
@@ -453,7 +506,7 @@ static int emit_plain_run(struct rootdir_data_ctx *dc, struct rootdir_batch *b, 
 		const struct rootdir_piece *q = &b->pieces[j];
 		const u8 *buf = rootdir_piece_in(b, j);
 
-		ret = btrfs_write_logical(dc->fs, bytenr + pos, buf, q->ram);
+		ret = write_out(dc, bytenr + pos, buf, q->ram);
 		if (!ret)
 			ret = btrfs_csum_file_blocks(trans, bytenr + pos, buf, q->ram);
 		pos += q->ram;
@@ -578,7 +631,24 @@ static int add_piece(struct cfile *cf, u64 off, u64 n, bool *single)
 	p->off = off;
 	p->ram = (u32)n;
 	p->data = (u32)want;
-	got = is_flagged(dc, cf->root, cf->ino) ? 0 : read_full(dc, cf->fd, in, want, off);
+	if (cf->pre.len && off == cf->pre.off && n == cf->pre.len &&
+	    !is_flagged(dc, cf->root, cf->ino)) {
+		/*
+		 * The first piece, which the heuristic liked and which
+		 * compressed: the same input gives the same output, it is
+		 * not compressed twice.
+		 */
+		memcpy(in, dc->buf, n);
+		memcpy(rootdir_piece_out(dc->cur, dc->cur->nr - 1), dc->buf + ROOTDIR_READ_BUF / 2,
+		       cf->pre.clen);
+		p->ready = true;
+		p->type = dc->compress_type;
+		p->clen = (u32)cf->pre.clen;
+		cf->pre.len = 0;
+		cf->nbytes += n;
+		return 0;
+	}
+	got = is_flagged(dc, cf->root, cf->ino) ? 0 : read_data(dc, cf->fd, in, want, off, cf->size);
 	if (got < 0)
 		cf->err = read_error(cf->path, got);
 	else if ((size_t)got != want && !is_flagged(dc, cf->root, cf->ino))
@@ -659,7 +729,7 @@ static int try_inline_compressed(struct rootdir_data_ctx *dc, struct btrfs_trans
 {
 	u8 *out = dc->buf + ROOTDIR_READ_BUF / 2;
 	size_t clen = BTRFS_MAX_UNCOMPRESSED;
-	ssize_t got = read_full(dc, fd, dc->buf, (size_t)size + !dc->sealed, 0);
+	ssize_t got = read_data(dc, fd, dc->buf, (size_t)size, 0, size);
 	int ret;
 
 	if (got < 0)
@@ -711,11 +781,13 @@ static int start_pool(struct rootdir_data_ctx *dc)
  */
 static int copy_compressed(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *trans,
 			   struct btrfs_root *root, u64 ino, int fd, const char *path,
-			   u64 size, u64 data, u64 hole, u64 *nbytes)
+			   u64 size, u64 data, u64 hole, const struct preread *pre,
+			   u64 *nbytes)
 {
 	u64 ss = dc->sectorsize, end = round_up_to(size, ss), off = 0;
 	struct cfile cf = {
 		.dc = dc, .root = root, .ino = ino, .fd = fd, .path = path, .size = size,
+		.pre = *pre,
 	};
 	int ret = 0;
 
@@ -731,7 +803,7 @@ static int copy_compressed(struct rootdir_data_ctx *dc, struct btrfs_trans_handl
 		off = seg_end;
 		if (off >= end)
 			break;
-		ret = next_segment(dc, fd, path, off, size, &data, &hole);
+		ret = next_segment(dc, fd, path, off, size, false, &data, &hole);
 	}
 	if (!cf.err && ret >= 0)
 		add_hole(&cf, off, end);
@@ -754,10 +826,10 @@ void rootdir_data_finish(struct rootdir_data_ctx *dc)
  * NOCOMPRESS, and the file is stored plain in extents as large as they
  * come), 1 otherwise (also when the heuristic does not like the piece:
  * the pipeline writes that range plain), or -errno.  Compressed here, in
- * the writer, which costs one piece per such file.
+ * the writer; when it compresses, *@pre keeps it for the pipeline.
  */
 static int first_piece_compresses(struct rootdir_data_ctx *dc, int fd, const char *path,
-				  u64 size, u64 data, u64 hole)
+				  u64 size, u64 data, u64 hole, struct preread *pre)
 {
 	u64 ss = dc->sectorsize, seg = data / ss * ss, n = round_up_to(hole, ss) - seg;
 	size_t want, clen = BTRFS_MAX_UNCOMPRESSED;
@@ -769,7 +841,7 @@ static int first_piece_compresses(struct rootdir_data_ctx *dc, int fd, const cha
 	if (n <= ss)
 		return 1;
 	want = size - seg < n ? (size_t)(size - seg) : (size_t)n;
-	got = read_full(dc, fd, dc->buf, want, seg);
+	got = read_data(dc, fd, dc->buf, want, seg, size);
 	if (got < 0)
 		return read_error(path, got);
 	if ((size_t)got != want)
@@ -783,7 +855,12 @@ static int first_piece_compresses(struct rootdir_data_ctx *dc, int fd, const cha
 		dc->file_flags |= BTRFS_INODE_NOCOMPRESS;
 		return 0;
 	}
-	return ret ? ret : 1;
+	if (ret)
+		return ret;
+	pre->off = seg;
+	pre->len = n;
+	pre->clen = clen;
+	return 1;
 }
 
 static int copy_file(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *trans,
@@ -791,6 +868,7 @@ static int copy_file(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *tra
 		     u64 size, u64 *nbytes)
 {
 	u64 ss = dc->sectorsize, end = round_up_to(size, ss), off = 0, data, hole;
+	struct preread pre = { 0 };
 	int ret;
 
 	*nbytes = 0;
@@ -802,7 +880,7 @@ static int copy_file(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *tra
 	 * Holes are asked for even when the host allocates the whole size:
 	 * unwritten preallocated ranges count as holes for SEEK_DATA.
 	 */
-	ret = next_segment(dc, fd, path, 0, size, &data, &hole);
+	ret = next_segment(dc, fd, path, 0, size, size < ss, &data, &hole);
 	if (ret < 0)
 		return ret;
 	if (dc->err)
@@ -812,12 +890,14 @@ static int copy_file(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *tra
 		ret = start_pool(dc);
 		if (!ret && size <= ss && !data) {
 			ret = try_inline_compressed(dc, trans, root, ino, fd, path, size);
+			/* not inline compressed: the file is in dc->buf */
+			pre.whole = !ret;
 			if (ret == 1) {
 				*nbytes = size;
 				return 0;
 			}
 		} else if (!ret && size > BTRFS_MAX_UNCOMPRESSED) {
-			ret = first_piece_compresses(dc, fd, path, size, data, hole);
+			ret = first_piece_compresses(dc, fd, path, size, data, hole, &pre);
 		} else if (!ret) {
 			ret = 1;
 		}
@@ -825,11 +905,11 @@ static int copy_file(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *tra
 			return ret;
 		if (ret == 1)
 			return copy_compressed(dc, trans, root, ino, fd, path, size, data,
-					       hole, nbytes);
+					       hole, &pre, nbytes);
 	}
 	if (!ret && rootdir_inline_ok(size, dc->sectorsize, dc->max_inline)) {
 		*nbytes = size;
-		return copy_inline(dc, trans, root, ino, fd, path, size);
+		return copy_inline(dc, trans, root, ino, fd, path, size, pre.whole);
 	}
 	while (!ret) {
 		u64 seg = data / ss * ss, seg_end = round_up_to(hole, ss), len = 0;
@@ -847,7 +927,7 @@ static int copy_file(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *tra
 			return ret;
 		if (off >= end)
 			break;
-		ret = next_segment(dc, fd, path, off, size, &data, &hole);
+		ret = next_segment(dc, fd, path, off, size, false, &data, &hole);
 		if (ret < 0)
 			return ret;
 	}

@@ -28,32 +28,74 @@ static u64 round_up_to(u64 v, u64 a)
 	return (v + a - 1) / a * a;
 }
 
+/* the most host inodes with xattrs the walk is told about */
+#define ROOTDIR_XATTR_INODES_MAX	65536
+
 struct prescan {
 	const struct mkfs_rootdir_opts *o;
 	struct rootdir_scan *scan;
 	struct rootdir_links links;
 	u32 sectorsize;
 	u64 top_dev;
+	/* the working directory is the one being scanned (else /proc paths) */
+	bool in_dir;
 };
 
+/* the walk lists the xattrs of every inode: the set is not kept */
+static void forget_xattr_inodes(struct rootdir_scan *scan)
+{
+	if (!scan->xattr_inodes)
+		return;
+	rootdir_links_free(scan->xattr_inodes);
+	free(scan->xattr_inodes);
+	scan->xattr_inodes = NULL;
+}
+
+static void note_xattr_inode(struct rootdir_scan *scan, const struct statx *stx)
+{
+	u64 dev = makedev(stx->stx_dev_major, stx->stx_dev_minor);
+
+	if (!scan->xattr_inodes)
+		return;
+	if (scan->xattr_inodes->nr >= ROOTDIR_XATTR_INODES_MAX ||
+	    rootdir_links_add(scan->xattr_inodes, dev, stx->stx_ino, 0))
+		forget_xattr_inodes(scan);
+}
+
 /*
- * Names and values of an entry's xattrs; through /proc/self/fd because
- * there is no dirfd-relative listxattr.  A list longer than the buffer
- * is left uncounted (the margin covers it).
+ * Names and values of an entry's xattrs, by the name in the working
+ * directory (there is no dirfd-relative listxattr), or through
+ * /proc/self/fd.  A list longer than the buffer is left uncounted (the
+ * margin covers it).  An inode that has (or may have) xattrs goes in the
+ * set the walk asks, so it lists only those.
  */
-static void count_xattrs(struct prescan *ps, int dirfd, const char *name)
+static void count_xattrs(struct prescan *ps, int dirfd, const char *name,
+			 const struct statx *stx)
 {
 	char full[64 + BTRFS_NAME_LEN], list[4096], *p;
+	const char *at = name;
 	ssize_t len;
 
-	snprintf(full, sizeof(full), "/proc/self/fd/%d/%s", dirfd, name);
-	len = llistxattr(full, list, sizeof(list));
+	if (!ps->in_dir) {
+		snprintf(full, sizeof(full), "/proc/self/fd/%d/%s", dirfd, name);
+		at = full;
+	}
+	len = llistxattr(at, list, sizeof(list));
+	if (len > 0 || (len < 0 && errno != ENOTSUP))
+		note_xattr_inode(ps->scan, stx);
 	for (p = list; len > 0 && p < list + len; p += strlen(p) + 1) {
-		ssize_t v = lgetxattr(full, p, NULL, 0);
+		ssize_t v = lgetxattr(at, p, NULL, 0);
 
 		ps->scan->xattrs++;
 		ps->scan->xattr_bytes += strlen(p) + (v > 0 ? (u64)v : 0);
 	}
+}
+
+/* make @dirfd the working directory, or stop using it */
+static void enter_dir(struct prescan *ps, int dirfd)
+{
+	if (ps->in_dir && fchdir(dirfd))
+		ps->in_dir = false;
 }
 
 static void count_file(struct prescan *ps, const struct statx *stx)
@@ -90,6 +132,8 @@ static int scan_subdir(struct prescan *ps, int dirfd, const char *name, const ch
 	} else {
 		ret = scan_dir(ps, fd, sub);
 		close(fd);
+		/* back in the parent for the rest of its entries */
+		enter_dir(ps, dirfd);
 	}
 	free(sub);
 	return ret;
@@ -120,7 +164,7 @@ static int scan_entry(struct prescan *ps, int dirfd, const char *name, const cha
 			return ret;
 	}
 	ps->scan->inodes++;
-	count_xattrs(ps, dirfd, name);
+	count_xattrs(ps, dirfd, name, &stx);
 	if (S_ISREG(stx.stx_mode))
 		count_file(ps, &stx);
 	else if (S_ISLNK(stx.stx_mode))
@@ -148,6 +192,7 @@ static int scan_dir(struct prescan *ps, int dirfd, const char *path)
 		cmd_error("cannot read directory %s: %s", path, strerror(-ret));
 		return ret;
 	}
+	enter_dir(ps, dirfd);
 	for (;;) {
 		errno = 0;
 		de = readdir(d);
@@ -173,11 +218,12 @@ int rootdir_prescan(const struct mkfs_rootdir_opts *o, u32 sectorsize,
 {
 	struct prescan ps = { .o = o, .scan = scan, .sectorsize = sectorsize };
 	struct statx stx;
-	int fd, ret;
+	int fd, cwd, ret;
 
 	memset(scan, 0, sizeof(*scan));
 	if (rootdir_is_tar(o->path))
 		return rootdir_tar_read(o, sectorsize, scan);
+	scan->xattr_inodes = calloc(1, sizeof(*scan->xattr_inodes));
 	fd = rootdir_openat_noatime(AT_FDCWD, o->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
@@ -194,10 +240,26 @@ int rootdir_prescan(const struct mkfs_rootdir_opts *o, u32 sectorsize,
 	}
 	ps.top_dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
 	rootdir_links_init(&ps.links);
+	/* the directories are entered (one process, no threads yet) */
+	cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	ps.in_dir = cwd >= 0;
 	ret = scan_dir(&ps, fd, o->path);
+	if (cwd >= 0 && fchdir(cwd) && !ret) {
+		ret = -errno;
+		cmd_error("cannot go back to the working directory: %m");
+	}
+	if (cwd >= 0)
+		close(cwd);
 	rootdir_links_free(&ps.links);
 	close(fd);
 	return ret;
+}
+
+void rootdir_scan_free(struct rootdir_scan *scan)
+{
+	forget_xattr_inodes(scan);
+	rootdir_tar_free(scan->tar);
+	scan->tar = NULL;
 }
 
 static u64 profile_copies(u64 profile)

@@ -47,6 +47,7 @@ struct walk {
 	struct rootdir_src src;
 	struct rootdir_data_ctx dc;
 	struct rootdir_links links;
+	struct rootdir_links *xattr_inodes;	/* the pre-scan's, NULL: ask all */
 	struct rootdir_stats *stats;
 	u64 next_ino;
 	u64 top_dev;
@@ -167,6 +168,21 @@ static int commit_if_due(struct walk *w)
 	return commit_now(w);
 }
 
+static u64 stx_dev(const struct statx *stx)
+{
+	return makedev(stx->stx_dev_major, stx->stx_dev_minor);
+}
+
+/* the entry's xattrs, unless the pre-scan found that it has none */
+static int copy_xattrs(struct walk *w, u64 ino, long dir, const char *name, int fd,
+		       const struct statx *stx)
+{
+	if (w->xattr_inodes && !rootdir_links_find(w->xattr_inodes, stx_dev(stx), stx->stx_ino))
+		return 0;
+	return w->src.xattrs(&w->src, *w->trans, w->root, ino, dir, name, fd, w->path,
+			     &w->stats->xattrs);
+}
+
 static int insert_inode(struct walk *w, u64 ino, const struct statx *stx, u64 size,
 			u64 nbytes)
 {
@@ -195,8 +211,7 @@ static int create_regular(struct walk *w, long dir, const char *name, u64 ino,
 	if (ret)
 		return ret;
 	w->dc.sealed = w->src.sealed;
-	ret = w->src.xattrs(&w->src, *w->trans, w->root, ino, dir, name, fd, w->path,
-			    &w->stats->xattrs);
+	ret = copy_xattrs(w, ino, dir, name, fd, stx);
 	/* nodatacow files have no checksums either, as the kernel keeps them */
 	w->dc.nodatasum = w->cur_flags & (BTRFS_INODE_NODATASUM | BTRFS_INODE_NODATACOW);
 	if (!ret)
@@ -233,8 +248,7 @@ static int create_symlink(struct walk *w, long dir, const char *name, u64 ino,
 	}
 	ret = insert_inode(w, ino, stx, (u64)len, (u64)len);
 	if (!ret)
-		ret = w->src.xattrs(&w->src, *w->trans, w->root, ino, dir, name, -1, w->path,
-				    &w->stats->xattrs);
+		ret = copy_xattrs(w, ino, dir, name, -1, stx);
 	if (!ret && len)
 		ret = btrfs_insert_inline_extent(*w->trans, w->root, ino, target, (u32)len,
 						 (u64)len, BTRFS_COMPRESS_NONE);
@@ -249,8 +263,7 @@ static int create_other(struct walk *w, long dir, const char *name, u64 ino,
 	int ret = insert_inode(w, ino, stx, 0, 0);
 
 	if (!ret)
-		ret = w->src.xattrs(&w->src, *w->trans, w->root, ino, dir, name, -1, w->path,
-				    &w->stats->xattrs);
+		ret = copy_xattrs(w, ino, dir, name, -1, stx);
 	if (S_ISDIR(stx->stx_mode))
 		w->stats->dirs++;
 	else
@@ -320,11 +333,6 @@ static u64 path_flags(const struct walk *w)
 			flags |= w->o->iflags[i].flags;
 	}
 	return flags;
-}
-
-static u64 stx_dev(const struct statx *stx)
-{
-	return makedev(stx->stx_dev_major, stx->stx_dev_minor);
 }
 
 /*
@@ -799,9 +807,10 @@ int rootdir_populate(struct btrfs_fs_info *fs, struct btrfs_trans_handle **trans
 		w.image = &no_image;
 	} else {
 		host_source(o->path, &w.src);
+		w.xattr_inodes = scan->xattr_inodes;
 	}
 	raise_fd_limit();
-	w.dc.buf = malloc(ROOTDIR_READ_BUF);
+	w.dc.buf = malloc(ROOTDIR_READ_BUF + ROOTDIR_READ_SLACK);
 	if (!w.dc.buf)
 		return -ENOMEM;
 	/* messages name paths as DIR/sub/file */

@@ -94,6 +94,12 @@ struct rootdir_scan {
 	u64 xattr_bytes;	/* names and values */
 	u64 xattrs;
 	struct rootdir_tar *tar;	/* tar input: the index read by the scan */
+	/*
+	 * The host inodes (st_dev, st_ino) found with xattrs: the walk lists
+	 * the xattrs of only these.  NULL: of every inode (tar input, or too
+	 * many of them to keep).
+	 */
+	struct rootdir_links *xattr_inodes;
 };
 
 /* rootdir-tar.c: the index and spool of a tar input */
@@ -158,9 +164,14 @@ struct rootdir_data_ctx {
 	u64 flag_ino;
 	bool reflink;		/* --reflink, until it is found not to work */
 	bool reflink_noted;
+	u64 unflushed;		/* data bytes written since the last writeback start */
 };
 
+/* the read buffer, and the room past it for the byte that finds end of file */
 #define ROOTDIR_READ_BUF	(8U << 20)
+#define ROOTDIR_READ_SLACK	4096U
+/* data written between two starts of the devices' writeback */
+#define ROOTDIR_WRITEBACK	(32ULL << 20)
 
 /* an image file inside DIR is not copied into itself */
 struct rootdir_image {
@@ -177,6 +188,7 @@ int rootdir_populate(struct btrfs_fs_info *fs, struct btrfs_trans_handle **trans
 /* rootdir-size.c */
 int rootdir_prescan(const struct mkfs_rootdir_opts *o, u32 sectorsize,
 		    struct rootdir_scan *scan);
+void rootdir_scan_free(struct rootdir_scan *scan);
 /* bytes one device needs for @scan's tree (with margin) */
 u64 rootdir_estimate_size(const struct rootdir_scan *scan, u32 nodesize,
 			  u32 sectorsize, u16 csum_size, u64 meta_profile,
@@ -213,6 +225,7 @@ struct rootdir_piece {
 	u64 ino;
 	u8 type;		/* filled by a worker: BTRFS_COMPRESS_*, NONE = plain */
 	u32 clen;		/* compressed length */
+	bool ready;		/* compressed by the writer already */
 	int err;
 };
 
@@ -223,7 +236,7 @@ struct rootdir_batch {
 	int done;		/* pieces finished */
 	u64 seq;
 	bool submitted;
-	u8 *in;			/* ROOTDIR_BATCH x 128 KiB */
+	u8 *in;			/* ROOTDIR_BATCH x 128 KiB, and ROOTDIR_READ_SLACK */
 	u8 *out;
 };
 
