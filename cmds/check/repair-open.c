@@ -19,7 +19,9 @@
 #include <string.h>
 #include <unistd.h>
 #include "repair-open.h"
+#include "kernel-shared/block-group.h"
 #include "kernel-shared/ctree.h"
+#include "kernel-shared/extent-io-tree.h"
 #include "kernel-shared/transaction.h"
 
 bool check_source_given(const struct check_options *o)
@@ -227,7 +229,6 @@ int repair_source_apply(struct btrfs_fs_info *fs, const struct check_options *o,
 	bool primary_ok;
 	u64 tree_gen, chunk_gen, gen;
 
-	(void)o;
 	if (!src->given || !src->differs)
 		return 0;
 	tree_gen = btrfs_eb_generation(fs->tree_root.node);
@@ -263,6 +264,124 @@ int repair_source_apply(struct btrfs_fs_info *fs, const struct check_options *o,
 	return 0;
 }
 
+/* ---- the abandoned generations stay on disk until the repair ends ---- */
+
+struct protect {
+	struct btrfs_fs_info *fs;
+	u64 min_gen;		/* blocks of this generation or older are chosen ones */
+	u64 blocks;
+};
+
+/* out of allocation until close (the write state keeps pins) */
+static int protect_block(struct protect *pr, u64 bytenr)
+{
+	struct btrfs_fs_info *fs = pr->fs;
+	struct btrfs_block_group *bg;
+	int ret;
+
+	ret = btrfs_block_group_take_range(fs, bytenr, fs->nodesize, false);
+	if (ret == -EEXIST || ret == -EUCLEAN)
+		return 1;	/* in use by the chosen state, or outside every group */
+	if (ret)
+		return ret;
+	ret = set_extent_bits(&fs->write->pinned, bytenr, bytenr + fs->nodesize - 1,
+			      EXTENT_PINNED);
+	bg = btrfs_lookup_block_group(fs, bytenr);
+	if (!ret && bg)
+		bg->pinned += fs->nodesize;
+	if (!ret)
+		pr->blocks++;
+	return ret;
+}
+
+static int protect_tree(struct protect *pr, u64 bytenr, u64 gen, int level, int depth);
+
+/* the trees a root tree leaf of the newer generation names */
+static int protect_root_items(struct protect *pr, const struct extent_buffer *eb, int depth)
+{
+	u32 i, nr = btrfs_eb_nritems(eb);
+	int ret;
+
+	for (i = 0; i < nr; i++) {
+		struct btrfs_root_item item;
+		struct btrfs_key key;
+		u32 size = btrfs_item_size(eb, (int)i);
+
+		btrfs_item_key_to_cpu(eb, &key, (int)i);
+		if (key.type != BTRFS_ROOT_ITEM_KEY || size < offsetof(struct btrfs_root_item, level) + 1)
+			continue;
+		memset(&item, 0, sizeof(item));
+		memcpy(&item, btrfs_item_ptr_raw(eb, (int)i), size < sizeof(item) ? size : sizeof(item));
+		ret = protect_tree(pr, btrfs_root_bytenr(&item), btrfs_root_generation(&item),
+				   btrfs_root_level(&item), depth + 1);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * The blocks of one tree newer than pr->min_gen: the subtrees of older
+ * generations are shared with the chosen state and in use anyway.  A
+ * block that does not read is kept by its address alone.
+ */
+static int protect_tree(struct protect *pr, u64 bytenr, u64 gen, int level, int depth)
+{
+	struct tree_block_check check = { .transid = gen, .level = level };
+	struct extent_buffer *eb;
+	u32 i, nr;
+	int ret, err = 0;
+
+	if (!bytenr || gen <= pr->min_gen || depth > 2 * BTRFS_MAX_LEVEL)
+		return 0;
+	/* a block the chosen state uses is not one of the newer generation's */
+	ret = protect_block(pr, bytenr);
+	if (ret)
+		return ret > 0 ? 0 : ret;
+	eb = read_tree_block(pr->fs, bytenr, &check, &err);
+	if (!eb)
+		return 0;
+	nr = btrfs_eb_nritems(eb);
+	if (btrfs_eb_level(eb) == 0) {
+		ret = btrfs_header_owner(eb_header(eb)) == BTRFS_ROOT_TREE_OBJECTID ?
+		      protect_root_items(pr, eb, depth) : 0;
+	} else {
+		for (i = 0, ret = 0; i < nr && !ret; i++)
+			ret = protect_tree(pr, btrfs_node_blockptr(eb, (int)i),
+					   btrfs_node_ptr_generation(eb, (int)i),
+					   btrfs_eb_level(eb) - 1, depth + 1);
+	}
+	free_extent_buffer(eb);
+	return ret;
+}
+
+int repair_source_protect(struct btrfs_fs_info *fs, const struct check_options *o,
+			  struct repair_source *src)
+{
+	struct protect pr = { .fs = fs, .min_gen = src->tree_gen };
+	struct btrfs_super_block primary;
+	bool primary_ok;
+	int ret;
+
+	if (!src->differs)
+		return 0;
+	newest_super_gen(o, &primary, &primary_ok);
+	if (!primary_ok || btrfs_super_generation(&primary) <= src->tree_gen)
+		return 0;
+	ret = protect_tree(&pr, btrfs_super_root(&primary), btrfs_super_generation(&primary),
+			   btrfs_super_root_level(&primary), 0);
+	if (!ret)
+		ret = protect_tree(&pr, btrfs_super_chunk_root(&primary),
+				   btrfs_super_chunk_root_generation(&primary),
+				   btrfs_super_chunk_root_level(&primary), 0);
+	if (!ret && btrfs_super_log_root(&primary))
+		ret = protect_tree(&pr, btrfs_super_log_root(&primary),
+				   btrfs_super_generation(&primary) + 1,
+				   btrfs_super_log_root_level(&primary), 0);
+	src->protected_blocks = pr.blocks;
+	return ret;
+}
+
 int repair_source_commit(struct btrfs_fs_info *fs, const struct repair_source *src,
 			 FILE *out)
 {
@@ -292,6 +411,9 @@ int repair_source_commit(struct btrfs_fs_info *fs, const struct repair_source *s
 			(unsigned long long)src->tree_gen + 1,
 			(unsigned long long)src->newest_gen,
 			src->drops_log ? ", with their log tree" : "");
+	if (src->protected_blocks)
+		fprintf(out, "  %llu tree blocks of the primary's generation kept unused until the repair ends\n",
+			(unsigned long long)src->protected_blocks);
 	return 0;
 }
 

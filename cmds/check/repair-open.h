@@ -21,6 +21,7 @@ struct repair_source {
 	u64 newest_gen;		/* newest generation of a valid superblock copy */
 	bool differs;		/* the primary superblock does not lead to it */
 	bool drops_log;		/* its log tree belongs to an abandoned generation */
+	u64 protected_blocks;	/* blocks of abandoned generations kept */
 };
 
 /* another superblock copy or root is asked for */
@@ -50,6 +51,15 @@ bool repair_source_prepare(const struct check_options *o, struct repair_source *
  */
 int repair_source_apply(struct btrfs_fs_info *fs, const struct check_options *o,
 			struct repair_source *src);
+
+/*
+ * After writes are enabled: the tree blocks of the generations the
+ * primary reaches and the chosen state does not stay out of allocation
+ * until the repair ends, so an interruption before the first commit
+ * has written the primary leaves the primary's filesystem whole.
+ */
+int repair_source_protect(struct btrfs_fs_info *fs, const struct check_options *o,
+			  struct repair_source *src);
 
 /*
  * The first commit: every superblock copy written from the chosen state

@@ -566,6 +566,13 @@ static int open_writable(struct repair_session *s)
 		return err;
 	}
 	fs->write->keep_pinned = true;
+	err = repair_source_protect(fs, o, &s->source);
+	if (err) {
+		fprintf(stderr, "ERROR: cannot keep the abandoned generations' blocks: %s\n",
+			strerror(-err));
+		close_ctree(fs);
+		return err;
+	}
 	if (o->clear_log || s->drop_log || s->source.differs)
 		fs->write->super_dirty = true;
 	if (o->undo_file) {
@@ -910,12 +917,12 @@ static int dry_run(struct repair_session *s)
 		.flags = OPEN_CTREE_PARTIAL,
 	};
 	struct repair_ctx r = { .opts = s->opts, .out = s->out };
-	char msg[128];
+	char msg[128] = "";
 	int slot, err = 0;
 
 	r.fs_info = check_source_open(&o, &args, &slot, &err, msg, sizeof(msg));
 	if (!r.fs_info) {
-		fprintf(stderr, "ERROR: cannot open: %s\n", strerror(-err));
+		fprintf(stderr, "ERROR: cannot open: %s\n", msg[0] ? msg : strerror(-err));
 		return CHECK_EXIT_CANNOT;
 	}
 	if (s->out)

@@ -55,4 +55,26 @@ grep -q '"from": *"the tree root at '"$prev"'"' "$TEST_TMP/repair.json" ||
 	{ cat "$TEST_TMP/repair.json" >&2; fail "the report does not name the tree root"; }
 [ "$(super_field "$img" generation)" -gt "$gen" ] || fail "the new commit is not newer than the abandoned generation $gen"
 expect_kernel_takes "$img"
+
+# a healthy primary: -r the previous commit abandons the newest, whose tree
+# blocks the repair kept unused: that generation still reads whole
+img=$TEST_TMP/healthy.img
+cp --sparse=always "$TEST_TMP/damaged.img" "$img"
+python3 "$EDIT" "$img" break-csum "$root" || fail "edit failed"	# flipped back
+run_expect_status "$CHECK_CLEAN" "$GHEE" check "$img" > /dev/null
+"$GHEE" check --repair -y -r "$prev" "$img" > "$TEST_TMP/healthy.out" 2>&1
+rc=$?
+[ $rc -eq "$CHECK_CORRECTED" ] || { cat "$TEST_TMP/healthy.out" >&2; fail "-r on a healthy primary: status $rc"; }
+grep -q "tree blocks of the primary's generation kept unused" "$TEST_TMP/healthy.out" ||
+	{ cat "$TEST_TMP/healthy.out" >&2; fail "the abandoned generation's blocks were not kept"; }
+expect_all_clean "$img"
+"$GHEE" check -r "$root" --format json "$img" > "$TEST_TMP/abandoned.json" 2>&1
+python3 - "$TEST_TMP/abandoned.json" <<'PY' || { cat "$TEST_TMP/abandoned.json" >&2; fail "the abandoned generation was overwritten by the repair"; }
+import json, sys
+doc = json.load(open(sys.argv[1]))
+codes = {m["code"] for p in doc.get("phases", []) for m in p.get("messages", [])
+         if m.get("type") == "finding"}
+# only the superblock's counter is of another generation
+sys.exit(0 if doc.get("result") != "cannot-check" and codes <= {"SUPER_BYTES_USED"} else 1)
+PY
 exit 0
