@@ -112,6 +112,8 @@ struct check_ctx {
 	void (*on_problem)(void *data, const struct check_ctx *ctx,
 			   enum problem_code code, const struct problem_ctx *pctx);
 	void *on_problem_data;
+	/* on_problem() is called for a warning (check_warning()) */
+	bool reporting_warning;
 };
 
 struct check_phase {

@@ -18,6 +18,7 @@
 #include "cmds/device-scan.h"
 #include "cmds/mount-probe.h"
 #include "repair.h"
+#include "repair-open.h"
 #include "kernel-shared/print-tree.h"
 
 
@@ -52,6 +53,8 @@ static void usage(FILE *out)
 		"  -b, --backup          use the newest valid backup roots\n"
 		"  -r, --tree-root BYTENR  use this tree root block\n"
 		"  --chunk-root BYTENR   use this chunk tree root block\n"
+		"                        (with --repair: repair from that state, making it\n"
+		"                        the current one; newer generations are abandoned)\n"
 		"  --noscan              use only the listed devices (default: find the\n"
 		"                        other devices of a multi-device filesystem)\n"
 		"  --check-data-csum     read every data block and verify its checksum\n"
@@ -304,44 +307,12 @@ static const char *check_open_error(char *msg, size_t len, int err)
 	return msg;
 }
 
-/* the backup slot with the newest tree root generation, -1 if none */
-static int newest_backup_slot(const struct check_options *o)
-{
-	struct btrfs_super_block sb;
-	struct btrfs_fs_info *probe;
-	struct open_ctree_args args = {
-		.paths = o->devices, .nr_paths = o->nr_devices,
-		.backup_root = -1, .flags = OPEN_CTREE_SUPER_ONLY,
-	};
-	int err, i, best = -1;
-	u64 best_gen = 0;
-
-	probe = open_ctree(&args, &err);
-	if (!probe)
-		return -1;
-	sb = probe->super_copy;
-	close_ctree(probe);
-	for (i = 0; i < BTRFS_NUM_BACKUP_ROOTS; i++) {
-		u64 gen = btrfs_backup_tree_root_gen(&sb.super_roots[i]);
-
-		if (btrfs_backup_tree_root(&sb.super_roots[i]) && gen > best_gen) {
-			best_gen = gen;
-			best = i;
-		}
-	}
-	return best;
-}
-
 static struct btrfs_fs_info *open_for_check(struct check_ctx *ctx, int *err)
 {
 	const struct check_options *o = ctx->opts;
 	struct open_ctree_args args = {
 		.paths = o->devices,
 		.nr_paths = o->nr_devices,
-		.super_bytenr = o->super_mirror >= 0 ? btrfs_sb_offset(o->super_mirror) : 0,
-		.tree_root_bytenr = o->tree_root,
-		.chunk_root_bytenr = o->chunk_root,
-		.backup_root = -1,
 		.flags = OPEN_CTREE_PARTIAL,
 		/*
 		 * Phases stream trees in key order; the cache only has to keep
@@ -352,18 +323,11 @@ static struct btrfs_fs_info *open_for_check(struct check_ctx *ctx, int *err)
 		.reporter = { check_engine_report, ctx },
 		.overlay = o->overlay,
 	};
+	int slot;
 
-	if (o->use_backup_roots) {
-		args.backup_root = newest_backup_slot(o);
-		if (args.backup_root < 0) {
-			*err = -ENOENT;
-			snprintf(ctx->shared->last_engine_msg,
-				 sizeof(ctx->shared->last_engine_msg),
-				 "no usable backup root in the superblock");
-			return NULL;
-		}
-	}
-	return open_ctree(&args, err);
+	/* -s, -b, -r, --chunk-root: the same open as the repair's */
+	return check_source_open(o, &args, &slot, err, ctx->shared->last_engine_msg,
+				 sizeof(ctx->shared->last_engine_msg));
 }
 
 static void print_header(struct check_ctx *ctx)

@@ -127,11 +127,17 @@ static void check_mirror(struct check_ctx *ctx, struct btrfs_device *dev, int mi
 		report_other_fsid(ctx, &sb, mirror, bytenr);
 		return;
 	}
+	/*
+	 * Every commit writes all the copies: another generation is a write
+	 * that did not reach them all.  The kernel and btrfs check read the
+	 * primary only, hence a warning; --repair rewrites the mirrors from
+	 * the primary (-s N --repair keeps a mirror's state instead).
+	 */
 	if (btrfs_super_generation(&sb) != btrfs_super_generation(primary))
-		check_info(ctx, "note: superblock mirror %d on %s has generation %llu, primary %llu",
-			   mirror, dev->path,
-			   (unsigned long long)btrfs_super_generation(&sb),
-			   (unsigned long long)btrfs_super_generation(primary));
+		check_warning(ctx, PR_SUPER_MIRROR_STALE, &(struct problem_ctx){
+			.mirror = mirror, .bytenr = bytenr,
+			.found = btrfs_super_generation(&sb),
+			.expected = btrfs_super_generation(primary) });
 }
 
 static void check_features(struct check_ctx *ctx)

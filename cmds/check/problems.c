@@ -157,6 +157,12 @@ void check_warning(struct check_ctx *ctx, enum problem_code code,
 	char msg[1024];
 
 	ctx->warnings_total++;
+	/* the repair fixes the warnings that have an action */
+	if (ctx->on_problem) {
+		ctx->reporting_warning = true;
+		ctx->on_problem(ctx->on_problem_data, ctx, code, pctx);
+		ctx->reporting_warning = false;
+	}
 	problem_format(code, pctx, msg, sizeof(msg));
 	if (ctx->json) {
 		check_json_warning(ctx->json, code, pctx, msg);

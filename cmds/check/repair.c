@@ -33,6 +33,7 @@
 #include "repair-rebuild.h"
 #include "repair-tree-block.h"
 #include "repair-lost-found.h"
+#include "repair-open.h"
 #include "array.h"
 #include "json-writer.h"
 #include "cmds/mount-probe.h"
@@ -66,9 +67,8 @@ bool check_repair_options_invalid(const struct check_options *o, bool readonly)
 		fprintf(stderr, "ghee check: --dry-run writes nothing, --undo has nothing to save\n");
 		return true;
 	}
-	if (writes && (o->super_mirror >= 0 || o->use_backup_roots ||
-		       o->tree_root || o->chunk_root)) {
-		fprintf(stderr, "ghee check: repairing from another superblock or root (-s, -b, -r, --chunk-root) is not supported\n");
+	if (writes && check_source_given(o) && !o->repair) {
+		fprintf(stderr, "ghee check: -s, -b, -r and --chunk-root need --repair (the repair makes the chosen state the current one)\n");
 		return true;
 	}
 	if (writes && o->check_data_csum) {
@@ -107,6 +107,9 @@ static void record_finding(void *data, const struct check_ctx *ctx,
 	struct repair_item *it;
 	char msg[1024];
 
+	/* a warning is only a finding of the repair when it can be fixed */
+	if (ctx->reporting_warning && !repair_action(code))
+		return;
 	if (ARRAY_RESERVE(l->v, l->alloc, l->nr + 1, 16)) {
 		rs->error = -ENOMEM;
 		return;
@@ -306,6 +309,9 @@ struct repair_session {
 	bool drop_log;
 	u64 dropped_log_root;
 	struct repair_block_fixes block_fixes;
+	/* -s, -b, -r, --chunk-root: the state the repair makes current */
+	struct repair_source source;
+	struct check_options plain_opts;	/* the options without them */
 };
 
 static const char *status_name(enum repair_status s)
@@ -529,7 +535,6 @@ static int open_writable(struct repair_session *s)
 	struct open_ctree_args args = {
 		.paths = o->devices,
 		.nr_paths = o->nr_devices,
-		.backup_root = -1,
 		.flags = OPEN_CTREE_WRITES | repair_rebuild_open_flags(o),
 		.cache_budget = repair_rebuild_cache_budget(o),
 		.reporter = { repair_engine_report, NULL },
@@ -537,19 +542,23 @@ static int open_writable(struct repair_session *s)
 		.overlay = s->overlay,
 	};
 	struct btrfs_fs_info *fs;
-	int i, err = 0;
+	char msg[128] = "";
+	int i, slot, err = 0;
 
 	/* a dry run writes nothing: a mounted filesystem may be planned for */
 	for (i = 0; !s->dry_run && i < o->nr_devices; i++) {
 		if (device_refuse_in_use(o->devices[i]))
 			return -EBUSY;
 	}
-	fs = open_ctree(&args, &err);
+	fs = check_source_open(o, &args, &slot, &err, msg, sizeof(msg));
 	if (!fs) {
-		fprintf(stderr, "ERROR: cannot open for writing: %s\n", strerror(-err));
+		fprintf(stderr, "ERROR: cannot open for writing: %s\n",
+			msg[0] ? msg : strerror(-err));
 		return err;
 	}
-	err = repair_rebuild_check_open(fs, o);
+	err = repair_source_apply(fs, o, &s->source);
+	if (!err)
+		err = repair_rebuild_check_open(fs, o);
 	if (err) {
 		close_ctree(fs);
 		return err;
@@ -584,7 +593,14 @@ static int open_writable(struct repair_session *s)
 	fs->write->keep_pinned = true;
 	/* the superblocks wait for the end of the repair (a dry run: all) */
 	fs->write->defer_supers = !s->dry_run;
-	if (o->clear_log || s->drop_log)
+	err = repair_source_protect(fs, o, &s->source);
+	if (err) {
+		fprintf(stderr, "ERROR: cannot keep the abandoned generations' blocks: %s\n",
+			strerror(-err));
+		close_ctree(fs);
+		return err;
+	}
+	if (o->clear_log || s->drop_log || s->source.differs)
 		fs->write->super_dirty = true;
 	if (o->undo_file) {
 		err = undo_writer_open(&s->undo, o->undo_file, fs);
@@ -829,6 +845,10 @@ static void print_summary(struct repair_session *s, bool dry_run)
 		return;
 	}
 	fprintf(out, "repair summary:\n");
+	if (s->source.differs) {
+		any = true;
+		fprintf(out, "  every superblock copy written from %s\n", s->source.what);
+	}
 	for (c = 0; c < PR_COUNT; c++) {
 		if (!s->fixed_by_code[c] && !s->failed_by_code[c])
 			continue;
@@ -942,6 +962,14 @@ static void print_json(struct repair_session *s, int exit_code, bool dry_run,
 	for (i = 0; i < s->done.nr; i++)
 		json_item(&w, &s->done.v[i], true);
 	json_array_end(&w);
+	if (s->source.given) {
+		json_kv_object_begin(&w, "source");
+		json_kv_string(&w, "from", s->source.what);
+		json_kv_u64(&w, "tree_root_generation", s->source.tree_gen);
+		json_kv_u64(&w, "newest_generation", s->source.newest_gen);
+		json_kv_bool(&w, "superblocks_rewritten", s->source.differs && !dry_run);
+		json_object_end(&w);
+	}
 	json_kv_u64(&w, "transactions", (u64)s->passes);
 	json_kv_object_begin(&w, "fixed");
 	for (c = 0; c < PR_COUNT; c++) {
@@ -1016,6 +1044,10 @@ int check_repair(const struct check_options *opts)
 		code = CHECK_EXIT_CANNOT;
 		goto out;
 	}
+	if (!repair_source_prepare(opts, &s.source)) {
+		code = CHECK_EXIT_CANCELLED | (s.found.nr ? CHECK_EXIT_ERRORS : 0);
+		goto out;
+	}
 	if (!confirm_clear_log(opts)) {
 		code = CHECK_EXIT_CANCELLED | (s.found.nr ? CHECK_EXIT_ERRORS : 0);
 		goto out;
@@ -1030,7 +1062,7 @@ int check_repair(const struct check_options *opts)
 		goto out;
 	}
 	if (!s.found.nr && !opts->clear_log && !opts->clear_space_cache &&
-	    !repair_rebuild_requested(opts)) {
+	    !repair_rebuild_requested(opts) && !s.source.differs) {
 		/* nothing to fix: nothing is opened for writing */
 		if (text && opts->dry_run)
 			print_summary(&s, true);
@@ -1062,9 +1094,32 @@ int check_repair(const struct check_options *opts)
 	}
 	if (s.out && s.dry_run)
 		fprintf(s.out, "repair plan (dry run, nothing is written):\n");
-	/* the first pass works on a copy of the first check's findings */
-	for (i = 0; i < s.found.nr && !ret; i++)
-		ret = keep_item(&s.now, &s.found.v[i]);
+	if (s.source.given) {
+		/*
+		 * The first commit makes the chosen state the current one;
+		 * from then on every check reads it through the primary (as
+		 * the overlay holds it until the end).
+		 */
+		s.plain_opts = *s.opts;
+		repair_source_clear(&s.plain_opts);
+		s.opts = &s.plain_opts;
+	}
+	if (s.source.differs) {
+		ret = repair_source_commit(s.fs_info, &s.source, s.out);
+		s.passes++;
+		if (ret) {
+			s.write_failed = true;
+		} else {
+			s.wrote = true;
+			code = run_check(s.opts, false, &s.now);
+			if (code & CHECK_EXIT_CANNOT)
+				ret = -EIO;
+		}
+	} else {
+		/* the first pass works on a copy of the first check's findings */
+		for (i = 0; i < s.found.nr && !ret; i++)
+			ret = keep_item(&s.now, &s.found.v[i]);
+	}
 	if (!ret)
 		ret = repair_loop(&s);
 	/* a failed pass publishes nothing: the old filesystem stays */
@@ -1088,7 +1143,8 @@ int check_repair(const struct check_options *opts)
 	if (ret) {
 		code = CHECK_EXIT_CANNOT | CHECK_EXIT_ERRORS;
 	} else if (s.dry_run) {
-		code = s.found.nr ? CHECK_EXIT_ERRORS : CHECK_EXIT_CLEAN;
+		/* a state the primary does not lead to needs the repair as well */
+		code = s.found.nr || s.source.differs ? CHECK_EXIT_ERRORS : CHECK_EXIT_CLEAN;
 	} else {
 		code = s.now.nr ? CHECK_EXIT_ERRORS : CHECK_EXIT_CLEAN;
 		/* "corrected": a finding was fixed (not only a rebuild option) */
@@ -1096,6 +1152,9 @@ int check_repair(const struct check_options *opts)
 			code |= CHECK_EXIT_CORRECTED;
 		/* a rebuild that cleared the first check's findings corrected them */
 		if (s.rebuilt && s.found.nr)
+			code |= CHECK_EXIT_CORRECTED;
+		/* the primary did not lead to the chosen state; now it does */
+		if (s.source.differs)
 			code |= CHECK_EXIT_CORRECTED;
 	}
 	if (text) {

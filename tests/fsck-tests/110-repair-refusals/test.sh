@@ -17,8 +17,8 @@ run_expect_status "$CHECK_CLEAN" "$GHEE" check --repair "$IMG" > /dev/null
 cmp -s "$IMG" "$TEST_TMP/clean.img" || fail "the repair of a clean filesystem wrote"
 run_expect_status "$CHECK_CLEAN" "$GHEE" check --repair --dry-run "$IMG" > /dev/null
 
-for opts in "--readonly --repair" "--dry-run" "--undo $TEST_TMP/u" "--repair -s 1" \
-	    "--repair -b" "--repair --check-data-csum" "--repair --dry-run --undo $TEST_TMP/u" \
+for opts in "--readonly --repair" "--dry-run" "--undo $TEST_TMP/u" "-p -s 1" \
+	    "--clear-space-cache v2 -b" "--repair --check-data-csum" "--repair --dry-run --undo $TEST_TMP/u" \
 	    "--clear-space-cache v3"; do
 	# shellcheck disable=SC2086
 	run_expect_status "$CHECK_USAGE" "$GHEE" check $opts "$IMG" > /dev/null 2>&1
