@@ -532,6 +532,8 @@ static const struct {
 } actions[] = {
 	{ PR_SUPER_MIRROR_BAD, fix_super_mirror, true },
 	{ PR_SUPER_MIRROR_STALE, fix_super_mirror, true },
+	/* what the kernel's next commit does to a mirror an fsid change missed */
+	{ PR_SUPER_MIRROR_OLD_FSID, fix_super_mirror, true },
 	{ PR_SUPER_BYTES_USED, fix_super_bytes_used, true },
 	{ PR_SUPER_FIELD, repair_super_field, true },
 	{ PR_DEV_TOTAL_BYTES, repair_dev_total_bytes, true },
