@@ -20,6 +20,7 @@
 #include "repair-tree-block.h"
 #include "repair-names.h"
 #include "repair-refs.h"
+#include "repair-overlap.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/block-group.h"
 #include "kernel-shared/ctree.h"
@@ -584,6 +585,8 @@ static const struct {
 	{ PR_DIR_ENTRY_INVALID, repair_names_dir_entry_invalid, false },
 	{ PR_DIR_ENTRY_MISMATCH, repair_names_dir_entry_mismatch, false },
 	{ PR_FILE_EXTENT_INVALID, repair_file_extent_invalid, false },
+	/* an overlap trimmed before the hole it may leave is filled */
+	{ PR_FILE_EXTENT_OVERLAP, repair_file_extent_overlap, false },
 	{ PR_FILE_EXTENT_HOLE, repair_file_extent_hole, false },
 	{ PR_INODE_MODE_INVALID, repair_inode_mode, false },
 	{ PR_INODE_REF_INVALID, repair_inode_ref_invalid, false },
