@@ -290,11 +290,14 @@ static bool item_ends_at_neighbour(const struct extent_buffer *eb, u32 i)
  * write in its header): its neighbours, each in place with the item on
  * its other side, bound a gap [lower, upper) the item must fill.  When
  * its size is exactly the gap's, the offset was the lie; when its offset
- * is where the gap begins and its size runs past the gap or stops short
- * of it, the size was.  Anything else (two damaged neighbours, the last
- * slot, whose lower bound nothing confirms, a gap neither field
- * explains) is left to the checks that follow, which refuse it.  The
- * items then pass the item checks or the whole mend is refused.
+ * is where the gap begins and its size runs past the gap (into the
+ * previous item's data), the size was.  An item that stops short of the
+ * gap is no overlap: data moved down with its offsets leaves one too,
+ * and lay_out_items() closes it.  Anything else (two damaged
+ * neighbours, the last slot, whose lower bound nothing confirms, a gap
+ * neither field explains) is left to the checks that follow, which
+ * refuse it.  The items then pass the item checks or the whole mend is
+ * refused.
  */
 static int recover_item_bounds(struct repair_block_fixes *f, struct extent_buffer *eb)
 {
@@ -322,7 +325,7 @@ static int recover_item_bounds(struct repair_block_fixes *f, struct extent_buffe
 			ret = record_fix(f, eb->start, true, off, lower,
 					 "leaf %llu slot %u data offset (the gap its neighbours leave)",
 					 (unsigned long long)eb->start, i);
-		} else if (off == lower && size != upper - lower) {
+		} else if (off == lower && size > upper - lower) {
 			btrfs_set_raw_item_size(item, upper - lower);
 			ret = record_fix(f, eb->start, true, size, upper - lower,
 					 "leaf %llu slot %u data size (the gap its neighbours leave)",
