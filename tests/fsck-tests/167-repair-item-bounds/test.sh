@@ -10,6 +10,8 @@
 # they were.
 # - a middle slot's data offset overwritten;
 # - a middle slot's size grown (its data runs into the previous item's).
+# Two neighbouring slots' offsets overwritten bound nothing: the repair
+# refuses the leaf and writes nothing.
 
 source "$TOP/tests/common.sh"
 source "$TOP/tests/fsck-tests/lib/extents-lib.sh"
@@ -77,4 +79,20 @@ damage 17 $((off + 0x2d0e0000)) "data offset" $((off + 0x2d0e0000)) "$off"
 
 setup
 damage 21 $((size + 7)) "data size" $((size + 7)) "$size"
+
+setup
+edit set-block "$leaf" $((101 + slot * 25 + 17)) 4 999999
+edit set-block "$leaf" $((101 + (slot + 1) * 25 + 17)) 4 888888
+expect_code_present "$img" TREE_BLOCK_INVALID "slot=$slot, unexpected item end"
+cp --sparse=always "$img" "$TEST_TMP/before.img" || fail "cannot copy the image"
+"$GHEE" check --repair --dry-run "$img" > "$TEST_TMP/plan.out" 2>&1
+"$GHEE" check --repair "$img" > "$TEST_TMP/repair.out" 2>&1
+rc=$?
+_status_is_crash $rc && { cat "$TEST_TMP/repair.out" >&2; fail "repair crashed (status $rc)"; }
+for out in plan repair; do
+	grep -q "^  could not fix \[TREE_BLOCK_INVALID\] tree 5: block $leaf: .*slot=$slot, unexpected item end.*: Structure needs cleaning$" \
+		"$TEST_TMP/$out.out" || { grep TREE_BLOCK "$TEST_TMP/$out.out" >&2; fail "$out: the leaf was not refused"; }
+	grep -q "data offset\|data size" "$TEST_TMP/$out.out" && fail "$out: a boundary was guessed"
+done
+cmp -s "$img" "$TEST_TMP/before.img" || fail "the refused repair changed the image"
 exit 0
