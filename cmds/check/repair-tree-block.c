@@ -273,6 +273,71 @@ static void item_offsets(const struct extent_buffer *eb, u32 *off)
 		off[i] = btrfs_item_offset(eb, i);
 }
 
+/*
+ * Whether slot @i of @eb is where its neighbours put it: its data ends
+ * where the previous item's begins (the end of the data area for slot
+ * 0).  A kernel-written leaf keeps its items' data end to end.
+ */
+static bool item_ends_at_neighbour(const struct extent_buffer *eb, u32 i)
+{
+	u64 upper = i ? btrfs_item_offset(eb, i - 1) : btrfs_leaf_data_size(eb->len);
+
+	return (u64)btrfs_item_offset(eb, i) + btrfs_item_size(eb, i) == upper;
+}
+
+/*
+ * One item whose offset or size alone is wrong (a bit flip or a stray
+ * write in its header): its neighbours, each in place with the item on
+ * its other side, bound a gap [lower, upper) the item must fill.  When
+ * its size is exactly the gap's, the offset was the lie; when its offset
+ * is where the gap begins and its size runs past the gap (into the
+ * previous item's data), the size was.  An item that stops short of the
+ * gap is no overlap: data moved down with its offsets leaves one too,
+ * and lay_out_items() closes it.  Anything else (two damaged
+ * neighbours, the last slot, whose lower bound nothing confirms, a gap
+ * neither field explains) is left to the checks that follow, which
+ * refuse it.  The items then pass the item checks or the whole mend is
+ * refused.
+ */
+static int recover_item_bounds(struct repair_block_fixes *f, struct extent_buffer *eb)
+{
+	u32 nr = btrfs_eb_nritems(eb), i;
+	u64 headers = (u64)nr * sizeof(struct btrfs_item);
+	int ret = 0;
+
+	for (i = 0; i + 1 < nr && !ret; i++) {
+		struct btrfs_item *item = btrfs_item_nr(eb, i);
+		u64 upper, lower, off = btrfs_item_offset(eb, i), size = btrfs_item_size(eb, i);
+
+		if (item_ends_at_neighbour(eb, i))
+			continue;
+		/* the neighbours must stand on their other sides */
+		if (i > 0 && !item_ends_at_neighbour(eb, i - 1))
+			return 0;
+		if (i + 2 < nr && !item_ends_at_neighbour(eb, i + 2))
+			return 0;
+		upper = i ? btrfs_item_offset(eb, i - 1) : btrfs_leaf_data_size(eb->len);
+		lower = (u64)btrfs_item_offset(eb, i + 1) + btrfs_item_size(eb, i + 1);
+		if (lower > upper || btrfs_item_offset(eb, i + 1) < headers)
+			return 0;
+		if (off != lower && size == upper - lower) {
+			btrfs_set_raw_item_offset(item, lower);
+			ret = record_fix(f, eb->start, true, off, lower,
+					 "leaf %llu slot %u data offset (the gap its neighbours leave)",
+					 (unsigned long long)eb->start, i);
+		} else if (off == lower && size > upper - lower) {
+			btrfs_set_raw_item_size(item, upper - lower);
+			ret = record_fix(f, eb->start, true, size, upper - lower,
+					 "leaf %llu slot %u data size (the gap its neighbours leave)",
+					 (unsigned long long)eb->start, i);
+		} else {
+			return 0;
+		}
+		i++;	/* the next slot was measured against this one */
+	}
+	return ret;
+}
+
 /* the items sorted and their data laid out end to end, as a leaf keeps it */
 static int mend_leaf(struct repair_block_fixes *f, const struct btrfs_fs_info *fs_info,
 		     struct extent_buffer *eb)
@@ -286,6 +351,9 @@ static int mend_leaf(struct repair_block_fixes *f, const struct btrfs_fs_info *f
 
 	if ((u64)nr * sizeof(struct btrfs_item) > data_size)
 		return -EUCLEAN;
+	ret = recover_item_bounds(f, eb);
+	if (ret)
+		return ret;
 	for (i = 0; i < nr; i++) {
 		u64 off = btrfs_item_offset(eb, i), size = btrfs_item_size(eb, i);
 
@@ -658,12 +726,109 @@ static void note_block_fixes(struct repair_ctx *r, u64 bytenr)
 	}
 }
 
-int repair_tree_block(struct repair_ctx *r, const struct problem_ctx *p)
+/*
+ * Copy @bytenr on write in tree @tree_id: 0 copied (or planned), 1 the
+ * tree does not hold it, <0 error.  The fixes made to the block are noted
+ * before its first copy only.
+ */
+static int cow_block_in_tree(struct repair_ctx *r, u64 tree_id, u64 bytenr, bool *noted)
 {
 	struct btrfs_root *root;
 	struct btrfs_path path;
 	struct btrfs_key key = { 0, 0, 0 };
 	int level, ret;
+
+	root = repair_get_root(r, tree_id);
+	if (!root)
+		return -ENOENT;
+	if (root->node->start == bytenr) {
+		level = btrfs_eb_level(root->node);
+		if (btrfs_eb_nritems(root->node)) {
+			if (level)
+				btrfs_node_key_to_cpu(root->node, &key, 0);
+			else
+				btrfs_item_key_to_cpu(root->node, &key, 0);
+		}
+	} else if (btrfs_eb_level(root->node) == 0) {
+		return 1;
+	} else {
+		ret = find_parent_key(root->node, bytenr, &key, &level);
+		if (ret)
+			return ret;
+	}
+	if (!*noted)
+		note_block_fixes(r, bytenr);
+	*noted = true;
+	/* a rebuild: where the copy goes is known only when it is made */
+	repair_note(r, REPAIR_OP_REBUILD, false, 0, 0,
+		    "tree %llu block %llu (level %d): copied to a new address with the current generation",
+		    (unsigned long long)tree_id, (unsigned long long)bytenr, level);
+	if (!r->trans)
+		return 0;
+	btrfs_init_path(&path);
+	path.lowest_level = level;
+	ret = btrfs_search_slot(r->trans, root, &key, &path, 0, 1);
+	if (ret >= 0) {
+		struct extent_buffer *eb = path.nodes[level];
+
+		/* the copy: a new block of this transaction */
+		ret = eb && eb->start != bytenr &&
+		      btrfs_eb_generation(eb) == r->trans->transid ? 0 : -EIO;
+	}
+	btrfs_release_path(&path);
+	/* a copy that failed half way must not be committed */
+	if (ret)
+		btrfs_abort_transaction(r->trans, ret);
+	return ret;
+}
+
+/*
+ * The subvolume trees other than @except, live ones (a snapshot shares
+ * blocks with its source: a mended block shared by several trees is
+ * copied in each, or the others keep reading the damaged one).
+ */
+static int other_subvol_trees(struct repair_ctx *r, u64 except, u64 **ids, size_t *nr)
+{
+	struct btrfs_root *root = &r->fs_info->tree_root;
+	struct btrfs_key key = { BTRFS_FS_TREE_OBJECTID, BTRFS_ROOT_ITEM_KEY, 0 };
+	struct btrfs_path path;
+	size_t alloc = 0;
+	int ret;
+
+	*ids = NULL;
+	*nr = 0;
+	ret = btrfs_search_first(root, &key, &path);
+	while (ret == 0) {
+		const struct btrfs_root_item *ri;
+
+		btrfs_path_key(&path, &key);
+		if (key.objectid > BTRFS_LAST_FREE_OBJECTID)
+			break;
+		if (key.type != BTRFS_ROOT_ITEM_KEY || !btrfs_is_subvol_tree(key.objectid) ||
+		    key.objectid == except ||
+		    btrfs_item_size(path.nodes[0], path.slots[0]) < sizeof(*ri))
+			goto next;
+		ri = btrfs_item_ptr(path.nodes[0], path.slots[0], struct btrfs_root_item);
+		if (!btrfs_root_refs(ri))
+			goto next;
+		if (ARRAY_RESERVE(*ids, alloc, *nr + 1, 8)) {
+			ret = -ENOMEM;
+			break;
+		}
+		(*ids)[(*nr)++] = key.objectid;
+next:
+		ret = btrfs_next_item(root, &path);
+	}
+	btrfs_release_path(&path);
+	return ret < 0 ? ret : 0;
+}
+
+int repair_tree_block(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	bool noted = false;
+	u64 *ids = NULL;
+	size_t nr = 0, i;
+	int ret;
 
 	/* copying an empty leaf does not give it items */
 	if (p->detail && strstr(p->detail, "has no items"))
@@ -678,50 +843,25 @@ int repair_tree_block(struct repair_ctx *r, const struct problem_ctx *p)
 	if (r->block_fixes && u64_in(r->block_fixes->cowed, r->block_fixes->nr_cowed,
 				     p->block))
 		return 1;
-	root = repair_get_root(r, p->root);
-	if (!root)
-		return -ENOENT;
-	if (root->node->start == p->block) {
-		level = btrfs_eb_level(root->node);
-		if (btrfs_eb_nritems(root->node)) {
-			if (level)
-				btrfs_node_key_to_cpu(root->node, &key, 0);
-			else
-				btrfs_item_key_to_cpu(root->node, &key, 0);
-		}
-	} else if (btrfs_eb_level(root->node) == 0) {
-		return -ENOENT;
-	} else {
-		ret = find_parent_key(root->node, p->block, &key, &level);
-		if (ret)
-			return ret < 0 ? ret : -ENOENT;
-	}
-	note_block_fixes(r, p->block);
-	/* a rebuild: where the copy goes is known only when it is made */
-	repair_note(r, REPAIR_OP_REBUILD, false, 0, 0,
-		    "tree %llu block %llu (level %d): copied to a new address with the current generation",
-		    (unsigned long long)p->root, (unsigned long long)p->block, level);
-	if (!r->trans)
-		return 0;
-	btrfs_init_path(&path);
-	path.lowest_level = level;
-	ret = btrfs_search_slot(r->trans, root, &key, &path, 0, 1);
-	if (ret >= 0) {
-		struct extent_buffer *eb = path.nodes[level];
-
-		/* the copy: a new block of this transaction */
-		ret = eb && eb->start != p->block &&
-		      btrfs_eb_generation(eb) == r->trans->transid ? 0 : -EIO;
-	}
-	btrfs_release_path(&path);
-	/* a copy that failed half way must not be committed */
+	ret = cow_block_in_tree(r, p->root, p->block, &noted);
 	if (ret)
-		btrfs_abort_transaction(r->trans, ret);
-	if (!ret && r->block_fixes &&
+		return ret < 0 ? ret : -ENOENT;
+	if (btrfs_is_subvol_tree(p->root)) {
+		ret = other_subvol_trees(r, p->root, &ids, &nr);
+		for (i = 0; !ret && i < nr; i++) {
+			ret = cow_block_in_tree(r, ids[i], p->block, &noted);
+			if (ret == 1 || ret == -ENOENT)
+				ret = 0;
+		}
+		free(ids);
+		if (ret)
+			return ret;
+	}
+	if (r->block_fixes &&
 	    !ARRAY_RESERVE(r->block_fixes->cowed, r->block_fixes->alloc_cowed,
 			   r->block_fixes->nr_cowed + 1, 8))
 		r->block_fixes->cowed[r->block_fixes->nr_cowed++] = p->block;
-	return ret;
+	return 0;
 }
 
 /* ---- TREE_ITEM_INVALID ---- */

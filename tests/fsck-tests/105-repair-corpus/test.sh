@@ -55,7 +55,8 @@ REPAIRED="004-no-dir-index__default_case
 067-dupe-filename__default
 039-bad-inode-mode__bad_imodes_in_subvolume_tree
 049-dir-hard-link__default
-012-leaf-corruption__good-leafcorrupt"
+012-leaf-corruption__good-leafcorrupt
+007-bad-offset-snapshots__default_case"
 
 # kernel_workload IMG NAME: the kernel mounts the repaired image read-write,
 # every file reads back (when its data checksums verify: btrfs-image
@@ -103,7 +104,8 @@ else
 008-bad-dir-index-name__default_case
 026-bad-dir-item-name__default_case
 067-dupe-filename__default
-012-leaf-corruption__good-leafcorrupt"
+012-leaf-corruption__good-leafcorrupt
+007-bad-offset-snapshots__default_case"
 fi
 total=0 clean=0 clean_all=0
 for name in $names; do
