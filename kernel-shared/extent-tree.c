@@ -265,6 +265,15 @@ static int pin_range(struct btrfs_fs_info *fs_info, u64 start, u64 len)
 	return ret;
 }
 
+int btrfs_pin_unused_range(struct btrfs_fs_info *fs_info, u64 start, u64 len)
+{
+	int ret = btrfs_block_group_take_range(fs_info, start, len, false);
+
+	if (ret == -EEXIST || ret == -EUCLEAN)
+		return 1;
+	return ret ? ret : pin_range(fs_info, start, len);
+}
+
 int btrfs_free_tree_block(struct btrfs_trans_handle *trans,
 			  struct btrfs_root *root, struct extent_buffer *eb)
 {

@@ -96,6 +96,14 @@ int btrfs_lookup_extent_info(struct btrfs_fs_info *fs_info, u64 bytenr,
  */
 void btrfs_unpin_extents(struct btrfs_fs_info *fs_info);
 
+/*
+ * Keep [@start, +@len), which the filesystem being written does not use,
+ * out of allocation until the write state is closed (blocks an old state
+ * still needs): 0 kept, 1 nothing to keep (in use, or outside every block
+ * group), -errno.
+ */
+int btrfs_pin_unused_range(struct btrfs_fs_info *fs_info, u64 start, u64 len);
+
 /* key offset / inline order of an EXTENT_DATA_REF for (root, inode, offset) */
 u64 btrfs_extent_data_ref_hash(u64 root, u64 owner, u64 offset);
 

@@ -554,19 +554,9 @@ static int build_data_refs(struct rebuild *rb, u32 **counts_ret, u64 **gens_ret)
 
 static int pin_old_block(struct btrfs_fs_info *fs, u64 bytenr)
 {
-	struct btrfs_block_group *bg = btrfs_lookup_block_group(fs, bytenr);
-	int ret;
+	int ret = btrfs_pin_unused_range(fs, bytenr, fs->nodesize);
 
-	ret = btrfs_block_group_take_range(fs, bytenr, fs->nodesize, false);
-	if (ret == -EEXIST || ret == -EUCLEAN)
-		return 0;	/* also in use elsewhere, or nowhere: nothing to keep */
-	if (ret)
-		return ret;
-	ret = set_extent_bits(&fs->write->pinned, bytenr, bytenr + fs->nodesize - 1,
-			      EXTENT_PINNED);
-	if (!ret && bg)
-		bg->pinned += fs->nodesize;
-	return ret;
+	return ret < 0 ? ret : 0;	/* 1: in use elsewhere, or nowhere */
 }
 
 /* keep the old extent tree's blocks (what of it can be read) until commit */

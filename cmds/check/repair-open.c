@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include "repair-open.h"
 #include "kernel-shared/dev-overlay.h"
-#include "kernel-shared/block-group.h"
+#include "kernel-shared/extent-tree.h"
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/extent-io-tree.h"
 #include "kernel-shared/transaction.h"
@@ -276,20 +276,9 @@ struct protect {
 /* out of allocation until close (the write state keeps pins) */
 static int protect_block(struct protect *pr, u64 bytenr)
 {
-	struct btrfs_fs_info *fs = pr->fs;
-	struct btrfs_block_group *bg;
-	int ret;
+	/* 1: in use by the chosen state, or outside every group */
+	int ret = btrfs_pin_unused_range(pr->fs, bytenr, pr->fs->nodesize);
 
-	ret = btrfs_block_group_take_range(fs, bytenr, fs->nodesize, false);
-	if (ret == -EEXIST || ret == -EUCLEAN)
-		return 1;	/* in use by the chosen state, or outside every group */
-	if (ret)
-		return ret;
-	ret = set_extent_bits(&fs->write->pinned, bytenr, bytenr + fs->nodesize - 1,
-			      EXTENT_PINNED);
-	bg = btrfs_lookup_block_group(fs, bytenr);
-	if (!ret && bg)
-		bg->pinned += fs->nodesize;
 	if (!ret)
 		pr->blocks++;
 	return ret;
