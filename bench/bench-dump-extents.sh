@@ -25,7 +25,7 @@ ghee=$(bench_ghee)
 [ -n "$ghee" ] || bench_skip "no ghee binary at $GHEE"
 echo "image: $img ($(du -h "$img" | cut -f1) allocated, $BENCH_NFILES files)"
 
-out=$(mktemp /tmp/ghee-bench-de.XXXXXX)
+out=$(mktemp "${TMPDIR:-/tmp}"/ghee-bench-de.XXXXXX)
 trap 'rm -f "$out"' EXIT
 "$ghee" dump-extents --data "$img" > "$out" 2>/dev/null || bench_die "ghee dump-extents failed"
 summary=$(tail -n 1 "$out")

@@ -135,7 +135,7 @@ for image in "$img" "$many" "$frag"; do
 	for c in "${cmds[@]}"; do
 		$c > /dev/null 2>&1 || { echo "bench: '$c' failed on a clean image" >&2; ret=1; }
 	done
-	json=$(mktemp /tmp/ghee-bench-hf.XXXXXX)
+	json=$(mktemp "${TMPDIR:-/tmp}"/ghee-bench-hf.XXXXXX)
 	hyperfine -N --style basic -w 3 -r "$BENCH_RUNS" --export-json "$json" "${cmds[@]}" > /dev/null 2>&1 ||
 		bench_die "hyperfine failed"
 	mapfile -t med < <(python3 -c 'import json,sys
@@ -161,7 +161,7 @@ for r in json.load(open(sys.argv[1]))["results"]: print("%.5f" % (r["user"] + r[
 	fi
 done
 # the floor: the same binary started and exited with no work
-json=$(mktemp /tmp/ghee-bench-hf.XXXXXX)
+json=$(mktemp "${TMPDIR:-/tmp}"/ghee-bench-hf.XXXXXX)
 hyperfine -N --style basic -w 3 -r "$BENCH_RUNS" --export-json "$json" "$ghee --version" \
 	> /dev/null 2>&1 || bench_die "hyperfine failed"
 python3 -c 'import json,sys

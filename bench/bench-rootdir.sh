@@ -108,7 +108,7 @@ if [ -n "$USE_TREE" ]; then
 	TREE=$(cd "$USE_TREE" && pwd)
 	FILES=$(basename "$TREE")
 	if [ ! -f "$TREE.done" ]; then
-		TREE_DONE=$(mktemp /tmp/ghee-bench-tree.XXXXXX)
+		TREE_DONE=$(mktemp "${TMPDIR:-/tmp}"/ghee-bench-tree.XXXXXX)
 		{
 			echo "paths $(find "$TREE" | wc -l)"
 			echo "bytes $(du -s -B1 "$TREE" | cut -f1)"

@@ -93,7 +93,7 @@ bench_run1()
 	local out=$1 start end rssf line
 
 	shift
-	rssf=$(mktemp /tmp/ghee-bench-rss.XXXXXX)
+	rssf=$(mktemp "${TMPDIR:-/tmp}"/ghee-bench-rss.XXXXXX)
 	start=$(bench_now_ns)
 	if [ -x "$BENCH_TIME" ]; then
 		"$BENCH_TIME" -f '%M %U %S' -o "$rssf" "$@" > "$out" 2>/dev/null
