@@ -21,23 +21,6 @@ ino=$((256 + 300))
 
 edit() { python3 "$EDIT" "$img" "$@" || fail "btrfs-edit.py $* failed"; }
 
-# wipe_csum LOGICAL: 32 zero bytes over the checksum of every copy; prints
-# the checksum it had (0x%08x)
-wipe_csum()
-{
-	python3 - "$img" "$EDIT" "$1" <<'PY' || fail "cannot wipe the checksum of $1"
-import importlib.util, sys
-spec = importlib.util.spec_from_file_location("edit", sys.argv[2])
-edit = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(edit)
-img = edit.Image(sys.argv[1])
-data = img.read_block(int(sys.argv[3]))
-print("0x%08x" % int.from_bytes(data[0:4], "little"))
-data[0:32] = bytes(32)
-img.write_block(int(sys.argv[3]), data, fix_csum=False)
-PY
-}
-
 root_now()
 {
 	python3 - "$img" "$EDIT" <<'PY'
@@ -69,7 +52,7 @@ repaired()
 {
 	local blk=$1 level=$2 locate=$3 csum
 
-	csum=$(wipe_csum "$blk") || exit
+	csum=$(edit wipe-csum "$blk") || exit
 	expect_code_present "$img" TREE_BLOCK_UNREADABLE \
 		"block $blk cannot be read: checksum verify failed on $blk wanted 0x00000000 found $csum"
 	expect_plan_matches "$img"

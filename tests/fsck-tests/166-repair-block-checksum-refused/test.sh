@@ -20,29 +20,12 @@ ino=$((256 + 300))
 
 edit() { python3 "$EDIT" "$img" "$@" || fail "btrfs-edit.py $* failed"; }
 
-# wipe_csum LOGICAL: 32 zero bytes over the checksum of every copy; prints
-# the checksum the block should have (0x%08x)
-wipe_csum()
-{
-	python3 - "$img" "$EDIT" "$1" <<'PY' || fail "cannot wipe the checksum of $1"
-import importlib.util, sys
-spec = importlib.util.spec_from_file_location("edit", sys.argv[2])
-edit = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(edit)
-img = edit.Image(sys.argv[1])
-data = img.read_block(int(sys.argv[3]))
-print("0x%08x" % int.from_bytes(data[0:4], "little"))
-data[0:32] = bytes(32)
-img.write_block(int(sys.argv[3]), data, fix_csum=False)
-PY
-}
-
 # refused WHY: the repair does not fix the block, says WHY, writes nothing
 refused()
 {
 	local why=$1 csum line
 
-	csum=$(wipe_csum "$leaf") || exit
+	csum=$(edit wipe-csum "$leaf") || exit
 	expect_code_present "$img" TREE_BLOCK_UNREADABLE "block $leaf cannot be read: checksum verify failed"
 	cp --sparse=always "$img" "$TEST_TMP/before.img" || fail "cannot copy the image"
 	"$GHEE" check --repair --dry-run "$img" > "$TEST_TMP/plan.out" 2>&1

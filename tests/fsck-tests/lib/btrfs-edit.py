@@ -26,6 +26,9 @@ header checksum, so the damage reaches the checks behind the checksum.
         flip a byte of the stored checksum of the tree block at LOGICAL
   btrfs-edit.py IMG break-block LOGICAL
         the same and a byte of its header bytenr (not mendable)
+  btrfs-edit.py IMG wipe-csum LOGICAL
+        zero the stored checksum of the tree block at LOGICAL (every copy);
+        prints the first 4 bytes it had (0x%08x)
         (every copy)
   btrfs-edit.py IMG leaf-of TREE OBJECTID TYPE [OFFSET]
         print the logical address of the leaf holding that item
@@ -348,6 +351,12 @@ def main(argv):
         data[0] ^= 0xFF
         if cmd == 'break-block':
             data[48] ^= 0xFF
+        img.write_block(blk, data, fix_csum=False)
+    elif cmd == 'wipe-csum':
+        blk = args[0]
+        data = img.read_block(blk)
+        print('0x%08x' % int.from_bytes(data[0:4], 'little'))
+        data[0:32] = bytes(32)
         img.write_block(blk, data, fix_csum=False)
     else:
         print('unknown command ' + cmd, file=sys.stderr)
