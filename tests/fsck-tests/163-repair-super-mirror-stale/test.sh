@@ -38,17 +38,6 @@ with open(img, "r+b") as f:
 PY
 }
 
-expect_mirror_is_primary()
-{
-	python3 - "$1" <<'PY' || fail "mirror 1 is not a copy of the primary"
-import sys
-f = open(sys.argv[1], 'rb')
-f.seek(65536); p = f.read(4096)
-f.seek(67108864); m = f.read(4096)
-sys.exit(0 if p[32:48] == m[32:48] and p[56:] == m[56:] else 1)
-PY
-}
-
 base=$(fsck_base_image) || exit
 gen=$(super_field "$base" generation)
 root=$(super_field "$base" root)

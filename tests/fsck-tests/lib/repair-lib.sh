@@ -234,3 +234,16 @@ fault_injection_build()
 	FGHEE=$fb/ghee
 	grep -q 'define GHEE_FAULT_INJECTION 1' "$fb/config.h" || fail "$fb is not a fault-injection build"
 }
+
+# expect_mirror_is_primary IMG: superblock mirror 1 equals the primary
+# (all but the checksum and the bytenr, which differ by copy)
+expect_mirror_is_primary()
+{
+	python3 - "$1" <<'PY' || fail "mirror 1 is not a copy of the primary"
+import sys
+f = open(sys.argv[1], 'rb')
+f.seek(65536); p = f.read(4096)
+f.seek(67108864); m = f.read(4096)
+sys.exit(0 if p[32:48] == m[32:48] and p[56:] == m[56:] else 1)
+PY
+}
