@@ -238,6 +238,45 @@ corpus_image()
 	echo "$img"
 }
 
+# cache_lock DIR: an exclusive lock on DIR/.lock for the rest of the
+# (sub)shell, so that tests running side by side (run-tests.sh --jobs)
+# build a shared cached thing once: the others wait, then find it built
+cache_lock()
+{
+	local fd
+
+	mkdir -p "$1" || fail "cannot create $1"
+	exec {fd}> "$1/.lock" || fail "cannot open $1/.lock"
+	flock "$fd" || fail "cannot lock $1/.lock"
+}
+
+# cached_base_image DIR RECIPE VERIFY: the path of DIR/base.img, built by
+# RECIPE IMG MNT and accepted by VERIFY IMG when missing or when RECIPE's
+# code changed (its hash is kept in DIR/base.stamp).  A RECIPE that also
+# writes IMG.sums gets it kept as DIR/base.img.sums.  Call in a command
+# substitution: the lock lasts as long as the subshell.
+cached_base_image()
+{
+	local dir=$1 recipe=$2 verify=$3 stamp img=$1/base.img tmp
+
+	stamp=$(declare -f "$recipe" | sha256sum | cut -c1-16)
+	cache_lock "$dir"
+	if ! [ -f "$img" ] || [ "$(cat "$dir/base.stamp" 2>/dev/null)" != "$stamp" ]; then
+		need_loop
+		need_kernel_btrfs
+		tmp=$TEST_TMP/base-build.img
+		"$recipe" "$tmp" "$TEST_TMP/base-mnt" >&2 ||
+			fail "building the base image of $dir failed"
+		"$verify" "$tmp" || fail "the base image of $dir is not clean"
+		if [ -f "$tmp.sums" ]; then
+			mv -f "$tmp.sums" "$img.sums" || fail "cannot store $img.sums"
+		fi
+		mv -f "$tmp" "$img" && echo "$stamp" > "$dir/base.stamp" ||
+			fail "cannot store the base image in $dir"
+	fi
+	echo "$img"
+}
+
 # run_parallel FUNC ITEM...: FUNC ITEM for every item, one job per CPU at
 # a time (GHEE_TEST_JOBS overrides), each in a subshell with its own
 # TEST_TMP; what each prints (stdout and stderr) is kept apart and printed
@@ -301,7 +340,7 @@ corpus_copy()
 # devices DEV... on DIR.  The members are registered with the kernel first
 # (a multi-device mount needs the kernel to know every member, and udev
 # registers new loop devices late on a busy machine); a failed mount is
-# tried once more after dropping stale registrations of unmounted devices.
+# tried once more after dropping the members' stale registrations.
 mount_loops()
 {
 	local dir=$1 opts=$2
@@ -310,7 +349,8 @@ mount_loops()
 	btrfs device scan "$@" >/dev/null 2>&1
 	mount ${opts:+-o "$opts"} "$1" "$dir" 2>/dev/null && return 0
 	sleep 1
-	btrfs device scan --forget >/dev/null 2>&1
+	# only our own: another test may be mounting its devices meanwhile
+	btrfs device scan --forget "$@" >/dev/null 2>&1
 	btrfs device scan "$@" >/dev/null 2>&1
 	mount ${opts:+-o "$opts"} "$1" "$dir"
 }

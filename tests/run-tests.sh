@@ -5,7 +5,7 @@
 # tests/{cli,misc,mkfs,fsck,fuzz,workload}-tests/NNN-name/test.sh in that order.
 #
 # usage: tests/run-tests.sh [--builddir DIR] [--filter GLOB] [--sanitizers]
-#                           [--timeout SEC]
+#                           [--timeout SEC] [--jobs N]
 #
 #   --builddir DIR  the build tree holding ./ghee and tests/unit/unit-tests
 #                   (default: the current directory if it holds a built
@@ -16,6 +16,10 @@
 #                   with a tree configured with --enable-sanitizers
 #   --timeout SEC   time limit of one image test (default 300, or
 #                   $GHEE_TEST_TIMEOUT)
+#   --jobs N        image tests run side by side (default: the number of
+#                   CPUs, or $GHEE_SUITE_JOBS); a test whose test.sh has
+#                   the line "# ghee-test: exclusive" runs alone.  Results
+#                   are printed in test order all the same.
 #
 # Every unit test function counts as one result; every test.sh counts as
 # one.  A test.sh exits 0 (pass), 77 (skip, after printing "SKIP: reason")
@@ -34,6 +38,7 @@ BUILDDIR=
 FILTER=
 SANITIZERS=0
 TIMEOUT=${GHEE_TEST_TIMEOUT:-300}
+JOBS=${GHEE_SUITE_JOBS:-}
 CATEGORIES="cli misc mkfs fsck fuzz workload"
 # exit code sanitizers use, so tests can tell a sanitizer report from an
 # ordinary failure exit
@@ -60,6 +65,8 @@ parse_args()
 		--sanitizers)	SANITIZERS=1 ;;
 		--timeout)	TIMEOUT=${2:?--timeout needs seconds}; shift ;;
 		--timeout=*)	TIMEOUT=${1#*=} ;;
+		--jobs)		JOBS=${2:?--jobs needs a number}; shift ;;
+		--jobs=*)	JOBS=${1#*=} ;;
 		-h|--help)	usage; exit 0 ;;
 		*)		echo "run-tests.sh: unknown argument '$1'" >&2
 				usage >&2; exit 2 ;;
@@ -257,23 +264,32 @@ skip_reason()
 	grep -m1 -o 'SKIP: .*' "$1" 2>/dev/null | sed 's/^SKIP: //'
 }
 
-run_image_test()
+# exec_image_test DIR NAME STATUS-FILE: run one test.sh; its result goes
+# to STATUS-FILE as "RC SECONDS" (run in the background with --jobs)
+exec_image_test()
 {
-	local dir=$1 cat=$2 base name log tmp rc start secs
+	local dir=$1 name=$2 status=$3 base log tmp rc start ms
 
 	base=$(basename "$dir")
-	name=$cat-tests/$base
-	selected "$name" "$base" || return 0
-	log=$RESULTS/$cat-tests/$base.log
-	mkdir -p "$RESULTS/$cat-tests"
+	log=$RESULTS/$name.log
+	mkdir -p "$(dirname "$log")"
 	tmp=$(mktemp -d "$TMPDIR_BASE/$base.XXXXXX")
 	start=$(date +%s%N)
 	(cd "$tmp" && TEST_TMP=$tmp TEST_DIR=$dir TEST_NAME=$name \
 		exec timeout -k 10 "$TIMEOUT" bash "$dir/test.sh") >"$log" 2>&1 </dev/null
 	rc=$?
-	secs=$(( ($(date +%s%N) - start) / 1000000 ))
-	secs=$(printf '%d.%01ds' $((secs / 1000)) $((secs % 1000 / 100)))
+	ms=$(( ($(date +%s%N) - start) / 1000000 ))
 	cleanup_test_tmp "$tmp"
+	printf '%d %d.%01ds\n' $rc $((ms / 1000)) $((ms % 1000 / 100)) > "$status.tmp"
+	mv -f "$status.tmp" "$status"
+}
+
+# report_image_test NAME STATUS-FILE: count and print a finished test
+report_image_test()
+{
+	local name=$1 rc secs log=$RESULTS/$1.log
+
+	read -r rc secs < "$2"
 	case $rc in
 	0)	record_pass "$name" "$secs" ;;
 	77)	record_skip "$name" "$(skip_reason "$log")" ;;
@@ -282,18 +298,72 @@ run_image_test()
 	esac
 }
 
-run_image_tests()
+# the selected image tests, as "DIR NAME" lines in run order
+list_image_tests()
 {
-	local cat dir
+	local cat dir base
 
 	for cat in $CATEGORIES; do
 		[ -d "$TOP/tests/$cat-tests" ] || continue
 		for dir in "$TOP/tests/$cat-tests"/[0-9]*/; do
 			dir=${dir%/}
+			base=$(basename "$dir")
 			[ -f "$dir/test.sh" ] || continue
-			run_image_test "$dir" "$cat"
+			selected "$cat-tests/$base" "$base" || continue
+			printf '%s\t%s\n' "$dir" "$cat-tests/$base"
 		done
 	done
+}
+
+is_exclusive()
+{
+	grep -q '^# ghee-test: exclusive' "$1/test.sh"
+}
+
+# print, in list order, the results of the tests that have finished
+# since; NEXT_REPORT is the first not printed yet
+report_finished()
+{
+	while [ "$NEXT_REPORT" -lt ${#TEST_NAMES[@]} ] &&
+	      [ -f "$STATUS_DIR/$NEXT_REPORT" ]; do
+		report_image_test "${TEST_NAMES[NEXT_REPORT]}" "$STATUS_DIR/$NEXT_REPORT"
+		NEXT_REPORT=$((NEXT_REPORT + 1))
+	done
+}
+
+# wait_for_jobs MAX: wait until at most MAX tests run, printing results
+wait_for_jobs()
+{
+	while [ "$(jobs -rp | wc -l)" -gt "$1" ]; do
+		wait -n
+		report_finished
+	done
+	report_finished
+}
+
+run_image_tests()
+{
+	local dir name i=0 dirs=()
+
+	TEST_NAMES=()
+	NEXT_REPORT=0
+	STATUS_DIR=$TMPDIR_BASE/.status
+	mkdir -p "$STATUS_DIR"
+	while IFS=$'\t' read -r dir name; do
+		dirs+=("$dir")
+		TEST_NAMES+=("$name")
+	done < <(list_image_tests)
+	for ((i = 0; i < ${#dirs[@]}; i++)); do
+		if [ "$JOBS" -le 1 ] || is_exclusive "${dirs[i]}"; then
+			wait_for_jobs 0
+			exec_image_test "${dirs[i]}" "${TEST_NAMES[i]}" "$STATUS_DIR/$i"
+		else
+			wait_for_jobs $((JOBS - 1))
+			exec_image_test "${dirs[i]}" "${TEST_NAMES[i]}" "$STATUS_DIR/$i" &
+		fi
+		report_finished
+	done
+	wait_for_jobs 0
 }
 
 main()
@@ -301,10 +371,13 @@ main()
 	local name
 
 	parse_args "$@"
+	[ -n "$JOBS" ] || JOBS=$(nproc 2>/dev/null || echo 1)
+	[[ $JOBS =~ ^[1-9][0-9]*$ ]] || { echo "run-tests.sh: --jobs needs a positive number" >&2; exit 2; }
 	pick_builddir
 	setup_env
 	TMPDIR_BASE=$(mktemp -d "${TMPDIR:-/tmp}/ghee-tests.XXXXXX")
-	trap 'rm -rf --one-file-system "$TMPDIR_BASE"' EXIT
+	# tests still running in the background (--jobs) are stopped first
+	trap 'jobs -p | xargs -r kill 2>/dev/null; wait; rm -rf --one-file-system "$TMPDIR_BASE"' EXIT
 	print_header
 	run_unit_tests
 	run_image_tests

@@ -13,6 +13,9 @@ cd "$TOP" || exit 1
 command -v clang >/dev/null 2>&1 || { echo "SKIP: clang is not installed"; exit 77; }
 objdir=$(dirname "$out")/obj
 mkdir -p "$objdir"
+# one build at a time: the fuzz targets share the objects
+exec 9> "$objdir/.lock"
+flock 9
 # the libraries configure found for this build (with zstd, lzo or not)
 build_var()
 {

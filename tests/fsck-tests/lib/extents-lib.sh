@@ -48,26 +48,19 @@ _fsck_base_recipe()
 	umount_image "$mnt"
 }
 
+_fsck_base_verify()
+{
+	"$GHEE" check "$1" > "$TEST_TMP/base-check.log" 2>&1 ||
+		{ cat "$TEST_TMP/base-check.log" >&2; return 1; }
+}
+
 # fsck_base_image: print the path of a fresh private copy of the base image
 fsck_base_image()
 {
-	local dir=$CACHE/fsck-extents stamp img tmp
+	local img
 
-	stamp=$(declare -f _fsck_base_recipe | sha256sum | cut -c1-16)
-	img=$dir/base.img
-	if ! [ -f "$img" ] || [ "$(cat "$dir/base.stamp" 2>/dev/null)" != "$stamp" ]; then
-		need_loop
-		need_kernel_btrfs
-		need_progs
-		mkdir -p "$dir" || fail "cannot create $dir"
-		tmp=$TEST_TMP/base-build.img
-		_fsck_base_recipe "$tmp" "$TEST_TMP/base-mnt" >&2 ||
-			fail "building the base image failed"
-		"$GHEE" check "$tmp" > "$TEST_TMP/base-check.log" 2>&1 ||
-			{ cat "$TEST_TMP/base-check.log" >&2; fail "the base image is not clean"; }
-		mv -f "$tmp" "$img" && echo "$stamp" > "$dir/base.stamp" ||
-			fail "cannot store the base image"
-	fi
+	need_progs
+	img=$(cached_base_image "$CACHE/fsck-extents" _fsck_base_recipe _fsck_base_verify) || exit
 	cp --sparse=always "$img" "$TEST_TMP/test.img" || fail "cannot copy the base image"
 	echo "$TEST_TMP/test.img"
 }

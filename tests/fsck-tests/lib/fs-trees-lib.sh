@@ -72,28 +72,21 @@ _fs_base_recipe()
 	umount_image "$mnt"
 }
 
+_fs_base_verify()
+{
+	btrfs check --readonly "$1" > "$TEST_TMP/fs-base-progs.log" 2>&1 ||
+		{ cat "$TEST_TMP/fs-base-progs.log" >&2; echo "btrfs check finds it damaged" >&2; return 1; }
+	"$GHEE" check "$1" > "$TEST_TMP/fs-base-check.log" 2>&1 ||
+		{ cat "$TEST_TMP/fs-base-check.log" >&2; return 1; }
+}
+
 # fs_base_image: print the path of a fresh private copy of the base image
 fs_base_image()
 {
-	local dir=$CACHE/fsck-fs-trees stamp img tmp
+	local img
 
-	stamp=$(declare -f _fs_base_recipe | sha256sum | cut -c1-16)
-	img=$dir/base.img
-	if ! [ -f "$img" ] || [ "$(cat "$dir/base.stamp" 2>/dev/null)" != "$stamp" ]; then
-		need_loop
-		need_kernel_btrfs
-		need_progs btrfs mkfs.btrfs setfattr
-		mkdir -p "$dir" || fail "cannot create $dir"
-		tmp=$TEST_TMP/fs-base-build.img
-		_fs_base_recipe "$tmp" "$TEST_TMP/fs-base-mnt" >&2 ||
-			fail "building the base image failed"
-		btrfs check --readonly "$tmp" > "$TEST_TMP/fs-base-progs.log" 2>&1 ||
-			{ cat "$TEST_TMP/fs-base-progs.log" >&2; fail "btrfs check finds the base image damaged"; }
-		"$GHEE" check "$tmp" > "$TEST_TMP/fs-base-check.log" 2>&1 ||
-			{ cat "$TEST_TMP/fs-base-check.log" >&2; fail "the base image is not clean"; }
-		mv -f "$tmp" "$img" && echo "$stamp" > "$dir/base.stamp" ||
-			fail "cannot store the base image"
-	fi
+	need_progs btrfs mkfs.btrfs setfattr
+	img=$(cached_base_image "$CACHE/fsck-fs-trees" _fs_base_recipe _fs_base_verify) || exit
 	cp --sparse=always "$img" "$TEST_TMP/fs.img" || fail "cannot copy the base image"
 	echo "$TEST_TMP/fs.img"
 }

@@ -72,25 +72,18 @@ _rebuild_base_recipe()
 	umount_image "$mnt"
 }
 
+_rebuild_base_verify()
+{
+	"$GHEE" check --check-data-csum "$1" > "$TEST_TMP/base-check.log" 2>&1 ||
+		{ cat "$TEST_TMP/base-check.log" >&2; return 1; }
+}
+
 rebuild_base_image()
 {
-	local dir=$CACHE/fsck-rebuild stamp img tmp
+	local img
 
-	stamp=$(declare -f _rebuild_base_recipe | sha256sum | cut -c1-16)
-	img=$dir/base.img
-	if ! [ -f "$img" ] || [ "$(cat "$dir/base.stamp" 2>/dev/null)" != "$stamp" ]; then
-		need_loop
-		need_kernel_btrfs
-		need_progs
-		mkdir -p "$dir" || fail "cannot create $dir"
-		tmp=$TEST_TMP/base-build.img
-		_rebuild_base_recipe "$tmp" "$TEST_TMP/base-mnt" >&2 ||
-			fail "building the base image failed"
-		"$GHEE" check --check-data-csum "$tmp" > "$TEST_TMP/base-check.log" 2>&1 ||
-			{ cat "$TEST_TMP/base-check.log" >&2; fail "the base image is not clean"; }
-		mv -f "$tmp.sums" "$img.sums" && mv -f "$tmp" "$img" &&
-			echo "$stamp" > "$dir/base.stamp" || fail "cannot store the base image"
-	fi
+	need_progs
+	img=$(cached_base_image "$CACHE/fsck-rebuild" _rebuild_base_recipe _rebuild_base_verify) || exit
 	cp "$img.sums" "$REBUILD_SUMS" || fail "cannot copy the sums"
 	cp --sparse=always "$img" "$TEST_TMP/test.img" || fail "cannot copy the base image"
 	echo "$TEST_TMP/test.img"
