@@ -13,9 +13,10 @@
 # - the items copied (both leaves hold them, byte for byte): the stray
 #   copies are dropped;
 # - copied, the stray copy of one changed: refused, nothing written;
+# - in a level-2 tree (4 KiB nodes), items moved to the last leaf of a
+#   node, whose bound is the root's key for the next node: moved back;
 # - a node: two key pointers of a level-1 node moved to the end of its
-#   left neighbour (4 KiB nodes, a level-2 tree): the items of the leaves
-#   under them move where they sort and the emptied leaves leave the tree.
+#   left neighbour: the items of the leaves under them move where they sort and the emptied leaves leave the tree.
 
 source "$TOP/tests/common.sh"
 source "$TOP/tests/fsck-tests/lib/extents-lib.sh"
@@ -59,20 +60,28 @@ def leaves(blk):
         return [(blk, k) for k, body in img.items(data)]
     return [x for key, child in ptrs(data) for x in leaves(child)]
 
+def leaf_parents(blk):
+    """(leaf, parent) of every leaf, in order"""
+    data = img.read_block(blk)
+    kids = [c for k, c in ptrs(data)]
+    if img.header(data)[1] == 1:
+        return [(c, blk) for c in kids]
+    return [x for c in kids for x in leaf_parents(c)]
+
 root = img.tree_root(5)
-if cmd == 'pair':
-    # two neighbouring leaves, the right one's slots 1-3 dir index items
-    # that fit the left one: "LEFT RIGHT"
-    rdata = img.read_block(root)
-    if img.header(rdata)[1] != 1:
-        sys.exit('tree 5 is not of level 1')
-    kids = [c for k, c in ptrs(rdata)]
-    for left, right in zip(kids, kids[1:]):
+if cmd in ('pair', 'pair-across'):
+    # two neighbouring leaves (pair-across: under two nodes), the right
+    # one's slots 1-3 fit the left one (pair: dir index items): "LEFT RIGHT"
+    lp = leaf_parents(root)
+    for (left, lpar), (right, rpar) in zip(lp, lp[1:]):
+        if (cmd == 'pair-across') != (lpar != rpar):
+            continue
         l, r = img.read_block(left), img.read_block(right)
         items = img.items(r)
         need = sum(25 + len(b) for k, b in items[1:4])
         free = img.nodesize - 101 - sum(25 + len(b) for k, b in img.items(l))
-        if len(items) > 4 and all(k[1] == 96 for k, b in items[1:4]) and need < free:
+        if len(items) > 4 and need < free and (cmd == 'pair-across' or
+                                               all(k[1] == 96 for k, b in items[1:4])):
             print(left, right)
             sys.exit(0)
     sys.exit('no leaves to move items between')
@@ -124,15 +133,39 @@ expect_changes()
 	compare_outputs "$TEST_TMP/want.sorted" "$TEST_TMP/changes" || fail "not the expected changes"
 }
 
+# pick WHICH: the leaves to damage, and the keys of the items that move
+pick()
+{
+	read -r left right < <(tree "$img" "$1") || fail "no leaves to damage"
+	[ -n "$right" ] || fail "no leaves to damage"
+	mapfile -t keys < <(tree "$img" keys "$right" 1 3)
+	[ "${#keys[@]}" -eq 3 ] || fail "cannot read the keys of leaf $right"
+}
+
 # a fresh base image, its files' sums, and the leaves to damage
 setup()
 {
 	img=$(fsck_base_image) || exit
 	[ -f "$TEST_TMP/sums.before" ] || file_sums "$img" "$TEST_TMP/sums.before"
-	read -r left right < <(tree "$img" pair) || fail "no leaves to damage"
-	[ -n "$right" ] || fail "no leaves to damage"
-	mapfile -t keys < <(tree "$img" keys "$right" 1 3)
-	[ "${#keys[@]}" -eq 3 ] || fail "cannot read the keys of leaf $right"
+	pick pair
+}
+
+# moved_back: the items are in one leaf after the repair, not $left; the
+# one change line says so
+moved_back()
+{
+	local k to
+
+	tree "$img" leaf-map > "$TEST_TMP/leaf-map" || fail "cannot map the repaired tree"
+	to=$(grep -F "${keys[0]} " "$TEST_TMP/leaf-map" | cut -d' ' -f4)
+	for k in "${keys[@]}"; do
+		[ "$(grep -cF "$k " "$TEST_TMP/leaf-map")" -eq 1 ] || fail "item $k is not in the tree once"
+		grep -qxF "$k $to" "$TEST_TMP/leaf-map" || fail "item $k is not in leaf $to"
+	done
+	[ "$to" != "$left" ] || fail "the items stayed in leaf $left"
+	echo "TREE_KEY_RANGE | change tree 5 items ${keys[0]} to ${keys[2]} (3) moved where they sort, leaf: $left -> $to" \
+		> "$TEST_TMP/want"
+	expect_changes "$TEST_TMP/want"
 }
 
 # the damage is seen by ghee check alone, and by btrfs check's lowmem mode
@@ -151,14 +184,7 @@ edit move-items "$right" 1 3 "$left"
 expect_damage
 expect_plan_matches "$img"
 expect_repaired "$img"
-to=$(edit leaf-of 5 257 96 "$(index "${keys[0]}")")
-for k in "${keys[@]}"; do
-	[ "$(edit leaf-of 5 257 96 "$(index "$k")")" = "$to" ] || fail "item $k is not in leaf $to"
-done
-[ "$to" != "$left" ] || fail "the items stayed in leaf $left"
-echo "TREE_KEY_RANGE | change tree 5 items ${keys[0]} to ${keys[2]} (3) moved where they sort, leaf: $left -> $to" \
-	> "$TEST_TMP/want"
-expect_changes "$TEST_TMP/want"
+moved_back
 expect_second_repair_noop "$img"
 expect_same_files
 echo "ok moved items: moved back"
@@ -197,19 +223,36 @@ for mode in --dry-run ""; do
 done
 echo "ok different copy: refused, nothing written"
 
-# ---- a node: two key pointers moved to its left neighbour ----
-img=$TEST_TMP/node.img
-kernel_mkfs "$img" 256M -n 4096
-mount_image "$img" "$mnt" space_cache=v2
+# ---- a level-2 tree (4 KiB nodes) ----
+nodes=$TEST_TMP/nodes.img
+kernel_mkfs "$nodes" 256M -n 4096
+mount_image "$nodes" "$mnt" space_cache=v2
 mkdir "$mnt/d" || fail "mkdir failed"
-for i in $(seq 1 2500); do
+for i in $(seq 1 2200); do
 	echo "file $i" > "$mnt/d/f$i"
 done
 head -c 200000 /dev/urandom > "$mnt/data" || fail "cannot write a file"
 umount_image "$mnt" || fail "umount failed"
-"$GHEE" check "$img" > "$TEST_TMP/node-check.out" 2>&1 ||
+"$GHEE" check "$nodes" > "$TEST_TMP/node-check.out" 2>&1 ||
 	{ cat "$TEST_TMP/node-check.out" >&2; fail "the new image is not clean"; }
-file_sums "$img" "$TEST_TMP/sums.before"
+file_sums "$nodes" "$TEST_TMP/sums.before"
+
+# the last leaf of a node: the key it must stay below is the root's
+img=$TEST_TMP/across.img
+cp --sparse=always "$nodes" "$img" || fail "cannot copy the image"
+pick pair-across
+edit move-items "$right" 1 3 "$left"
+expect_damage
+expect_plan_matches "$img"
+expect_repaired "$img"
+moved_back
+expect_second_repair_noop "$img"
+expect_same_files
+echo "ok moved items past the end of a node: moved back"
+
+# a node: two key pointers moved to the end of its left neighbour
+img=$TEST_TMP/node.img
+cp --sparse=always "$nodes" "$img" || fail "cannot copy the image"
 read -r n0 nr0 n1 hi < <(tree "$img" nodes) || fail "no level-1 nodes"
 tree "$img" items-under "$n1" 1 2 > "$TEST_TMP/moved" || fail "cannot list the moved items"
 last_leaf=$(tail -n 1 "$TEST_TMP/moved" | cut -d' ' -f1)
