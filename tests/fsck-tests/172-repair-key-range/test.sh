@@ -178,16 +178,22 @@ expect_damage()
 		{ cat "$TEST_TMP/lowmem.out" >&2; fail "btrfs check --mode=lowmem calls the damage clean"; }
 }
 
+# move_and_repair WHAT: slots 1-3 of $right moved to the end of $left, repaired
+move_and_repair()
+{
+	edit move-items "$right" 1 3 "$left"
+	expect_damage
+	expect_plan_matches "$img"
+	expect_repaired "$img"
+	moved_back
+	expect_second_repair_noop "$img"
+	expect_same_files
+	echo "ok $1: moved back"
+}
+
 # ---- the items moved ----
 setup
-edit move-items "$right" 1 3 "$left"
-expect_damage
-expect_plan_matches "$img"
-expect_repaired "$img"
-moved_back
-expect_second_repair_noop "$img"
-expect_same_files
-echo "ok moved items: moved back"
+move_and_repair "moved items"
 
 # ---- the items copied: the stray copies go ----
 setup
@@ -241,14 +247,7 @@ file_sums "$nodes" "$TEST_TMP/sums.before"
 img=$TEST_TMP/across.img
 cp --sparse=always "$nodes" "$img" || fail "cannot copy the image"
 pick pair-across
-edit move-items "$right" 1 3 "$left"
-expect_damage
-expect_plan_matches "$img"
-expect_repaired "$img"
-moved_back
-expect_second_repair_noop "$img"
-expect_same_files
-echo "ok moved items past the end of a node: moved back"
+move_and_repair "moved items past the end of a node"
 
 # a node: two key pointers moved to the end of its left neighbour
 img=$TEST_TMP/node.img
