@@ -379,7 +379,7 @@ static int take_out_of_node(struct repair_ctx *r, struct stray_set *s)
 		ret = path_to_place(r, s->root, &s->place, &path, true);
 		level = s->place.level;
 		b = ret ? NULL : path.nodes[level];
-		/* the stray pointers go from the end: the first one left is the boundary */
+		/* no stray pointer left while items are: not the node planned */
 		if (b && btrfs_eb_nritems(b) <= s->first)
 			ret = -EIO;
 		while (!ret && level > 0) {
