@@ -410,8 +410,9 @@ int check_phase_tree_blocks(struct check_ctx *ctx)
 	shared->bad_blocks = block_set_create();
 	shared->full_backref = block_set_create();
 	shared->damaged_trees = block_set_create();
+	shared->key_range_trees = block_set_create();
 	if (!shared->tally || !shared->bad_blocks || !shared->full_backref ||
-	    !shared->damaged_trees)
+	    !shared->damaged_trees || !shared->key_range_trees)
 		return -ENOMEM;
 	ret = prescan(ctx);
 	if (ret)
@@ -425,6 +426,7 @@ int check_phase_tree_blocks(struct check_ctx *ctx)
 	w.full_backref = shared->full_backref;
 	w.bad_blocks = shared->bad_blocks;
 	w.damaged_trees = shared->damaged_trees;
+	w.key_range_trees = shared->key_range_trees;
 	w.data = &p3;
 	w.first_visit = tally_first_visit;
 	w.ref = tally_ref;

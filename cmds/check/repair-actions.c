@@ -21,6 +21,7 @@
 #include "repair-names.h"
 #include "repair-refs.h"
 #include "repair-overlap.h"
+#include "repair-key-range.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/block-group.h"
 #include "kernel-shared/ctree.h"
@@ -548,6 +549,8 @@ static const struct {
 	{ PR_TREE_BLOCK_INVALID, repair_tree_block, false },
 	{ PR_TREE_BLOCK_UNREADABLE, repair_tree_block_csum, false },
 	{ PR_TREE_ITEM_INVALID, repair_tree_item, false },
+	/* after the blocks it reads are mended and copied */
+	{ PR_TREE_KEY_RANGE, repair_key_range, false },
 	{ PR_ROOT_ITEM_INVALID, repair_root_item, false },
 	{ PR_ROOT_REF_MISSING, repair_root_ref_missing, false },
 	{ PR_ROOT_REF_MISMATCH, repair_root_ref_mismatch, false },

@@ -787,7 +787,7 @@ static int cow_block_in_tree(struct repair_ctx *r, u64 tree_id, u64 bytenr, bool
  * blocks with its source: a mended block shared by several trees is
  * copied in each, or the others keep reading the damaged one).
  */
-static int other_subvol_trees(struct repair_ctx *r, u64 except, u64 **ids, size_t *nr)
+int repair_other_subvol_trees(struct repair_ctx *r, u64 except, u64 **ids, size_t *nr)
 {
 	struct btrfs_root *root = &r->fs_info->tree_root;
 	struct btrfs_key key = { BTRFS_FS_TREE_OBJECTID, BTRFS_ROOT_ITEM_KEY, 0 };
@@ -847,7 +847,7 @@ int repair_tree_block(struct repair_ctx *r, const struct problem_ctx *p)
 	if (ret)
 		return ret < 0 ? ret : -ENOENT;
 	if (btrfs_is_subvol_tree(p->root)) {
-		ret = other_subvol_trees(r, p->root, &ids, &nr);
+		ret = repair_other_subvol_trees(r, p->root, &ids, &nr);
 		for (i = 0; !ret && i < nr; i++) {
 			ret = cow_block_in_tree(r, ids[i], p->block, &noted);
 			if (ret == 1 || ret == -ENOENT)

@@ -55,6 +55,12 @@ void repair_block_fixes_release(struct repair_block_fixes *f);
 int repair_block_fixer(void *data, const struct btrfs_fs_info *fs_info,
 		       struct extent_buffer *eb, const struct tree_block_check *check);
 
+/*
+ * The live subvolume trees other than @except (a block snapshots share is
+ * repaired in each); *@ids is allocated, the caller frees it.
+ */
+int repair_other_subvol_trees(struct repair_ctx *r, u64 except, u64 **ids, size_t *nr);
+
 int repair_tree_block(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_tree_block_csum(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_tree_item(struct repair_ctx *r, const struct problem_ctx *p);

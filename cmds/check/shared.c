@@ -20,6 +20,7 @@ void check_shared_release(struct check_shared *shared)
 	block_set_destroy(shared->bad_blocks);
 	block_set_destroy(shared->full_backref);
 	block_set_destroy(shared->damaged_trees);
+	block_set_destroy(shared->key_range_trees);
 	free(shared->fs_roots);
 	for (i = 0; i < shared->nr_fs_checked; i++)
 		problem_queue_destroy(shared->fs_checked[i].findings);

@@ -37,6 +37,8 @@ struct check_shared {
 	size_t nr_roots;
 	struct block_set *full_backref;	/* blocks whose extent item has FULL_BACKREF */
 	struct block_set *damaged_trees;	/* ids of trees with unreadable blocks */
+	/* ids of trees with a block holding keys past its range (TREE_KEY_RANGE) */
+	struct block_set *key_range_trees;
 	struct check_block_group *block_groups;	/* by start, ascending */
 	size_t nr_block_groups;
 	u64 nr_extent_items;	/* EXTENT_ITEM + METADATA_ITEM items seen */

@@ -188,6 +188,9 @@ static void check_block_header(struct tree_walk *w, const struct walk_root *r,
 			check_problem(w->ctx, PR_TREE_KEY_RANGE, &(struct problem_ctx){
 				.root = r->objectid, .block = eb->start, .key = last,
 				.detail = detail });
+			if (w->key_range_trees &&
+			    block_set_add(w->key_range_trees, r->objectid) < 0)
+				w->error = -ENOMEM;
 		}
 	}
 }

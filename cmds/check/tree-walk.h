@@ -67,6 +67,7 @@ struct tree_walk {
 	const struct block_set *full_backref;	/* blocks with FULL_BACKREF */
 	struct block_set *bad_blocks;		/* unreadable or invalid blocks, or NULL */
 	struct block_set *damaged_trees;	/* ids of trees with such blocks, or NULL */
+	struct block_set *key_range_trees;	/* ids of trees with TREE_KEY_RANGE, or NULL */
 	void *data;
 	/* true when @bytenr has not been walked yet; marks it walked */
 	bool (*first_visit)(struct tree_walk *w, const struct walk_root *r,

@@ -55,6 +55,13 @@ header checksum, so the damage reaches the checks behind the checksum.
         insert a zero-filled item with that key into the leaf where it
         sorts (not as its first item)
 
+  btrfs-edit.py IMG move-items SRC SLOT N DST [KEEP]
+        move N items from slot SLOT of leaf SRC to the end of leaf DST
+        (KEEP 1: copy them, SRC stays as it is); both leaves are laid out
+        again with their data end to end; key order is not checked
+  btrfs-edit.py IMG move-ptrs SRC SLOT N DST
+        the same for N key pointers of node SRC, to the end of node DST
+
 TREE is a tree id (1 root, 2 extent, 5 fs, 10 free space, ...).  Exit 0 on
 success, 1 when the item is not found or the image is not supported.
 """
@@ -148,6 +155,28 @@ class Image:
         key = struct.unpack_from('<QBQ', data, base)
         off, size = struct.unpack_from('<II', data, base + 17)
         return key, off, size
+
+    @staticmethod
+    def items(data):
+        """(key, bytes) of every item of a leaf"""
+        nritems, level = Image.header(data)
+        out = []
+        for slot in range(nritems):
+            key, off, size = Image.item(data, slot)
+            out.append((key, bytes(data[101 + off:101 + off + size])))
+        return out
+
+    def set_items(self, data, items):
+        """lay @items out in the leaf @data, data end to end from its end"""
+        end = self.nodesize - 101
+        if 25 * len(items) + sum(len(d) for k, d in items) > end:
+            raise SystemExit('the items do not fit the leaf')
+        data[101:] = bytes(self.nodesize - 101)
+        for slot, (key, body) in enumerate(items):
+            end -= len(body)
+            struct.pack_into('<QBQII', data, 101 + slot * 25, *key, end, len(body))
+            data[101 + end:101 + end + len(body)] = body
+        struct.pack_into('<I', data, 96, len(items))
 
     def walk_leaves(self, root):
         """every (block, slot, key, data offset, size) of a tree, in order"""
@@ -343,6 +372,38 @@ def main(argv):
         struct.pack_into('<QBQII', data, hdr, obj, typ, koff, top - isize, isize)
         struct.pack_into('<I', data, 96, nritems + 1)
         img.write_block(blk, data)
+    elif cmd == 'move-items':
+        src, slot, n, dst = args[:4]
+        keep = len(args) > 4 and args[4]
+        sdata, ddata = img.read_block(src), img.read_block(dst)
+        if img.header(sdata)[1] or img.header(ddata)[1]:
+            raise SystemExit('not a leaf')
+        sitems = img.items(sdata)
+        if slot + n > len(sitems):
+            raise SystemExit('the leaf has only %d items' % len(sitems))
+        img.set_items(ddata, img.items(ddata) + sitems[slot:slot + n])
+        img.write_block(dst, ddata)
+        if not keep:
+            img.set_items(sdata, sitems[:slot] + sitems[slot + n:])
+            img.write_block(src, sdata)
+    elif cmd == 'move-ptrs':
+        src, slot, n, dst = args
+        sdata, ddata = img.read_block(src), img.read_block(dst)
+        snr, slevel = img.header(sdata)
+        dnr, dlevel = img.header(ddata)
+        if not slevel or slevel != dlevel or slot + n > snr:
+            raise SystemExit('not two nodes of one level, or not that many pointers')
+        if 101 + 33 * (dnr + n) > img.nodesize:
+            raise SystemExit('the pointers do not fit the node')
+        moved = sdata[101 + 33 * slot:101 + 33 * (slot + n)]
+        ddata[101 + 33 * dnr:101 + 33 * (dnr + n)] = moved
+        struct.pack_into('<I', ddata, 96, dnr + n)
+        rest = sdata[101 + 33 * (slot + n):101 + 33 * snr]
+        sdata[101 + 33 * slot:101 + 33 * (snr - n)] = rest
+        sdata[101 + 33 * (snr - n):101 + 33 * snr] = bytes(33 * n)
+        struct.pack_into('<I', sdata, 96, snr - n)
+        img.write_block(dst, ddata)
+        img.write_block(src, sdata)
     elif cmd in ('break-csum', 'break-block'):
         # break-block: the header's bytenr too, so that the block is not
         # one whose checksum alone is wrong (which a repair may take back)
