@@ -55,7 +55,7 @@ static int fix_super_bytes_used(struct repair_ctx *r, const struct problem_ctx *
  * The sum of the device sizes, counted again: a size fixed earlier in the
  * pass (SUPER_FIELD alignment) counts.
  */
-static int fix_super_total_bytes(struct repair_ctx *r, const struct problem_ctx *p)
+int fix_super_total_bytes(struct repair_ctx *r, const struct problem_ctx *p)
 {
 	struct btrfs_super_block *sb = &r->fs_info->super_copy;
 	u64 want = 0;
