@@ -55,7 +55,7 @@ static int fix_super_bytes_used(struct repair_ctx *r, const struct problem_ctx *
  * The sum of the device sizes, counted again: a size fixed earlier in the
  * pass (SUPER_FIELD alignment) counts.
  */
-static int fix_super_total_bytes(struct repair_ctx *r, const struct problem_ctx *p)
+int fix_super_total_bytes(struct repair_ctx *r, const struct problem_ctx *p)
 {
 	struct btrfs_super_block *sb = &r->fs_info->super_copy;
 	u64 want = 0;
@@ -222,7 +222,8 @@ next:
 
 /*
  * A device extent no chunk stripe uses: deleted, and the device's
- * bytes_used loses its length (commit rewrites the device item).
+ * bytes_used becomes the length of the dev extents left (commit rewrites
+ * the device item); it may or may not have counted the orphan.
  */
 static int fix_dev_extent_no_chunk(struct repair_ctx *r, const struct problem_ctx *p)
 {
@@ -231,13 +232,15 @@ static int fix_dev_extent_no_chunk(struct repair_ctx *r, const struct problem_ct
 	struct btrfs_dev_alloc *da;
 	struct btrfs_path path;
 	size_t j;
-	u64 old;
+	u64 old, used;
 	int ret, i;
 
 	ret = stripe_overlaps(fs, p->devid, p->bytenr, p->len);
 	if (ret)
 		return ret < 0 ? ret : -EEXIST;	/* not an orphan: leave it */
 	ret = read_dev_bytes_used(fs, p->devid, &old);
+	if (!ret)
+		ret = sum_dev_extents(fs, p->devid, &used);
 	if (ret)
 		return ret;
 	ret = repair_search(r, &fs->dev_root, &key, &path);
@@ -245,12 +248,14 @@ static int fix_dev_extent_no_chunk(struct repair_ctx *r, const struct problem_ct
 		btrfs_release_path(&path);
 		return ret < 0 ? ret : -ENOENT;
 	}
+	used -= p->len;		/* the sum still holds the orphan */
 	repair_note(r, REPAIR_OP_DELETE, false, 0, 0,
 		    "dev tree item (%llu DEV_EXTENT %llu)", (unsigned long long)p->devid,
 		    (unsigned long long)p->bytenr);
-	repair_note(r, REPAIR_OP_CHANGE, true, old, old - p->len,
-		    "chunk tree (DEV_ITEMS DEV_ITEM %llu) bytes_used",
-		    (unsigned long long)p->devid);
+	if (used != old)
+		repair_note(r, REPAIR_OP_CHANGE, true, old, used,
+			    "chunk tree (DEV_ITEMS DEV_ITEM %llu) bytes_used",
+			    (unsigned long long)p->devid);
 	if (r->trans)
 		ret = btrfs_del_item(r->trans, &fs->dev_root, &path);
 	btrfs_release_path(&path);
@@ -271,7 +276,7 @@ static int fix_dev_extent_no_chunk(struct repair_ctx *r, const struct problem_ct
 		da->nr--;
 		break;
 	}
-	set_dev_bytes_used(fs, i, old - p->len);
+	set_dev_bytes_used(fs, i, used);
 	return 0;
 }
 

@@ -45,6 +45,8 @@ int repair_extent_refs(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_block_group_used(struct repair_ctx *r, const struct problem_ctx *p);
 /* repair-actions.c: used recounted from the extent items */
 int fix_block_group_used(struct repair_ctx *r, const struct problem_ctx *p);
+/* repair-actions.c: the superblock's total_bytes becomes the sum of the devices' */
+int fix_super_total_bytes(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_file_extent_hole(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_super_field(struct repair_ctx *r, const struct problem_ctx *p);
 

@@ -130,7 +130,8 @@ int repair_file_extent_hole(struct repair_ctx *r, const struct problem_ctx *p)
 
 /*
  * SUPER_FIELD: only "device total_bytes alignment": each device's size
- * is rounded down to the sector size (what the kernel can use).
+ * is rounded down to the sector size (what the kernel can use), and the
+ * superblock's total_bytes, their sum, follows.
  */
 int repair_super_field(struct repair_ctx *r, const struct problem_ctx *p)
 {
@@ -158,7 +159,10 @@ int repair_super_field(struct repair_ctx *r, const struct problem_ctx *p)
 			fs->write->dev_item_dirty[i] = true;
 		}
 	}
-	return n ? 0 : 1;
+	if (!n)
+		return 1;
+	n = fix_super_total_bytes(r, p);
+	return n < 0 ? n : 0;
 }
 
 /*

@@ -32,14 +32,13 @@
 #include "repair-inode.h"
 #include "repair-lost-found.h"
 #include "repair-names.h"
+#include "lib/array.h"
 #include "kernel-shared/accessors.h"
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/inode.h"
 #include "kernel-shared/transaction.h"
 #include "kernel-shared/tree-checker.h"
 
-/* DIR_REFS: the names of one directory looked at, at most */
-#define REFS_MAX_NAMES		64
 /* steps up the tree before a parent chain counts as a loop */
 #define REFS_MAX_DEPTH		4096
 
@@ -152,26 +151,25 @@ next:
 
 struct name_list {
 	struct ref_name *v;
-	int nr;
-	int max;
+	size_t nr;
+	size_t alloc;
 };
 
 static int collect_name(const struct ref_name *n, void *data)
 {
 	struct name_list *l = data;
 
+	if (ARRAY_RESERVE(l->v, l->alloc, l->nr + 1, 16))
+		return -ENOMEM;
 	l->v[l->nr++] = *n;
-	return l->nr == l->max;
+	return 0;
 }
 
-/* the names of @ino, up to @max (*@nr may then be short of the count) */
-static int list_names(struct btrfs_root *root, u64 ino, struct ref_name *out, int max,
-		      int *nr)
+/* every name of @ino (as many as its ref items hold); free l->v after */
+static int list_names(struct btrfs_root *root, u64 ino, struct name_list *l)
 {
-	struct name_list l = { out, 0, max };
-	int ret = walk_names(root, ino, collect_name, &l);
+	int ret = walk_names(root, ino, collect_name, l);
 
-	*nr = l.nr;
 	return ret < 0 ? ret : 0;
 }
 
@@ -828,16 +826,18 @@ static u64 entry_transid(struct btrfs_root *root, u64 ino, const struct ref_name
 int repair_dir_refs(struct repair_ctx *r, const struct problem_ctx *p)
 {
 	struct btrfs_root *root = repair_get_root(r, p->root);
+	struct name_list l = { 0 };
 	struct ref_name *names;
-	int nr, i, keep = -1, ret;
+	size_t nr, i, keep;
 	u64 best = 0;
+	int ret;
 
 	if (!root)
 		return -ENOENT;
-	names = calloc(REFS_MAX_NAMES, sizeof(*names));
-	if (!names)
-		return -ENOMEM;
-	ret = list_names(root, p->inode, names, REFS_MAX_NAMES, &nr);
+	ret = list_names(root, p->inode, &l);
+	names = l.v;
+	nr = l.nr;
+	keep = nr;	/* none yet */
 	if (ret)
 		goto out;
 	if (nr == 0) {
@@ -854,7 +854,7 @@ int repair_dir_refs(struct repair_ctx *r, const struct problem_ctx *p)
 		if (!leads_to_top(root, names[i].parent, p->inode))
 			continue;
 		t = entry_transid(root, p->inode, &names[i]);
-		if (keep < 0 || t < best) {
+		if (keep == nr || t < best) {
 			keep = i;
 			best = t;
 		}
@@ -868,7 +868,7 @@ int repair_dir_refs(struct repair_ctx *r, const struct problem_ctx *p)
 		if (i != keep)
 			ret = drop_name(r, root, p->inode, &names[i]);
 	}
-	if (!ret && keep < 0)
+	if (!ret && keep == nr)
 		ret = repair_link_to_lost_found(r, p->root, p->inode);
 out:
 	free(names);

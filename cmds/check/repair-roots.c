@@ -228,10 +228,12 @@ int repair_qgroup_counts(struct repair_ctx *r, const struct problem_ctx *p)
 		return -EUCLEAN;
 	}
 	qi = btrfs_item_ptr(path.nodes[0], path.slots[0], struct btrfs_qgroup_info_item);
-	repair_note(r, REPAIR_OP_CHANGE, true, btrfs_qgroup_info_rfer(qi), want_rfer,
-		    "quota tree (0 QGROUP_INFO %s) referenced", p->name);
-	repair_note(r, REPAIR_OP_CHANGE, true, btrfs_qgroup_info_excl(qi), want_excl,
-		    "quota tree (0 QGROUP_INFO %s) exclusive", p->name);
+	if (btrfs_qgroup_info_rfer(qi) != want_rfer)
+		repair_note(r, REPAIR_OP_CHANGE, true, btrfs_qgroup_info_rfer(qi), want_rfer,
+			    "quota tree (0 QGROUP_INFO %s) referenced", p->name);
+	if (btrfs_qgroup_info_excl(qi) != want_excl)
+		repair_note(r, REPAIR_OP_CHANGE, true, btrfs_qgroup_info_excl(qi), want_excl,
+			    "quota tree (0 QGROUP_INFO %s) exclusive", p->name);
 	if (r->trans) {
 		btrfs_set_qgroup_info_rfer(qi, want_rfer);
 		btrfs_set_qgroup_info_rfer_cmpr(qi, want_rfer);

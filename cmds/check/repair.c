@@ -849,6 +849,11 @@ static void print_summary(struct repair_session *s, bool dry_run)
 		any = true;
 		fprintf(out, "  every superblock copy written from %s\n", s->source.what);
 	}
+	if (s->rebuilt) {
+		/* its findings are fixed by the rebuild, not by an action each */
+		any = true;
+		fprintf(out, "  the trees rebuilt as said above\n");
+	}
 	for (c = 0; c < PR_COUNT; c++) {
 		if (!s->fixed_by_code[c] && !s->failed_by_code[c])
 			continue;

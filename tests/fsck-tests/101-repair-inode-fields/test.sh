@@ -5,7 +5,8 @@
 # copy of a kernel-written image: link count, nbytes, directory size,
 # unknown flags, a bad mode, a generation and a transid from the future.  Each repair
 # changes exactly the damaged field back (the plan of --dry-run matches),
-# and ghee check, btrfs check 6.2 and 6.19 are clean afterwards.
+# ghee check, btrfs check 6.2 and 6.19 are clean afterwards, and a second
+# repair writes nothing.
 
 source "$TOP/tests/common.sh"
 source "$TOP/tests/fsck-tests/lib/fs-trees-lib.sh"
@@ -31,6 +32,7 @@ damage()
 		fail "$field of inode $ino is not back to $orig"
 	[ "$(wc -l < "$TEST_TMP/changes")" -eq 1 ] ||
 		{ cat "$TEST_TMP/changes" >&2; fail "$code: more than the one change"; }
+	expect_second_repair_noop "$IMG"
 }
 
 damage INODE_NLINK 40 4 "$FS_INO_TWO" set-item 2 nlink
@@ -50,3 +52,4 @@ expect_plan_matches "$IMG"
 expect_repaired "$IMG"
 expect_change "$TEST_TMP/repair.json" \
 	"INODE_GENERATION_INVALID | change root 5 ($FS_INO_INLINE INODE_ITEM 0) transid: $((orig + 1000000)) -> $gen"
+expect_second_repair_noop "$IMG"

@@ -4,8 +4,8 @@
 # Repair of the counters: a device item's bytes_used, a block group's used,
 # the superblock's bytes_used and total_bytes, each damaged alone on a
 # fresh copy of a kernel-written image.  The repair writes the value back
-# (the plan of --dry-run matches) and every checker is clean afterwards;
-# -p (preen) fixes these classes as well.
+# (the plan of --dry-run matches), every checker is clean afterwards and a
+# second repair writes nothing; -p (preen) fixes these classes as well.
 
 source "$TOP/tests/common.sh"
 source "$TOP/tests/fsck-tests/lib/extents-lib.sh"
@@ -21,6 +21,7 @@ check_fixed()
 	expect_plan_matches "$img"
 	expect_repaired "$img"
 	expect_change "$TEST_TMP/repair.json" "$line"
+	expect_second_repair_noop "$img"
 }
 
 # device item bytes_used + 1 MiB

@@ -8,7 +8,7 @@
 #    holds "two", which hashes to the key, so the entry is renamed back;
 #  - the location's key type changed: the entry is replaced by a copy of
 #    the dir index's;
-#  - two names share one dir item (mkfs --rootdir of two names with one
+#  - two names share one dir item (the kernel wrote two names with one
 #    hash), and the second file's name changed in all three copies (the
 #    case of btrfs-progs' 026-bad-dir-item-name): the entry moves out of
 #    the shared item to its own hash, the first name stays.

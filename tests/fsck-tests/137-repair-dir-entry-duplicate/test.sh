@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Repair of a name held twice by one directory (the case of btrfs-progs'
-# 067-dupe-filename): two names of one hash share a dir item (mkfs
-# --rootdir), and the second file's name is changed to the first's in
+# 067-dupe-filename): two names of one hash share a dir item (the kernel
+# wrote them), and the second file's name is changed to the first's in
 # all three copies (dir item, dir index, inode ref).  The first keeps the
 # name; the second is renamed NAME.dup-INO in all three copies and the
 # directory's size follows.  Both files read back through the kernel

@@ -7,8 +7,9 @@
 # group's used; a tree block's item hidden the same way gets its single
 # item back; an extent item's length grown over the next extent
 # (EXTENT_OVERLAP: the engine cannot compute free space) makes the
-# rebuild run first.  Clean for all three checkers, a second repair
-# writes nothing.
+# rebuild run first, as --init-extent-tree: that is its one change (no
+# action of a finding runs), said in the text report.  Clean for all three
+# checkers, a second repair writes nothing.
 
 source "$TOP/tests/common.sh"
 source "$TOP/tests/fsck-tests/lib/extents-lib.sh"
@@ -51,6 +52,14 @@ expect_second_repair_noop "$img"
 img=$(fsck_base_image) || exit
 python3 "$EDIT" "$img" set-key 2 "$bytenr" 168 "$len" "$bytenr" 168 $((next - bytenr + 4096)) || fail "edit failed"
 expect_code_present "$img" EXTENT_OVERLAP
+cp --sparse=always "$img" "$TEST_TMP/overlap.img"
 expect_repaired "$img"
+[ -z "$(repair_changes "$TEST_TMP/repair.json")" ] || fail "an action ran besides the rebuild"
 python3 "$EDIT" "$img" find 2 "$bytenr" 168 "$len" > /dev/null || fail "the extent item's length is not restored"
 expect_second_repair_noop "$img"
+img=$TEST_TMP/overlap.img
+run_expect_status "$CHECK_CORRECTED" "$GHEE" check --repair "$img" > "$TEST_TMP/text.out"
+grep -qx "extent items overlap: the extent tree is rebuilt first (as --init-extent-tree)" "$TEST_TMP/text.out" &&
+	grep -q "^  rebuilt the extent tree: " "$TEST_TMP/text.out" &&
+	grep -qx "  the trees rebuilt as said above" "$TEST_TMP/text.out" ||
+	{ cat "$TEST_TMP/text.out" >&2; fail "the text report does not say the rebuild"; }

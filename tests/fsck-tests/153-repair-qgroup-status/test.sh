@@ -18,19 +18,7 @@ DEL=$TOP/tests/fsck-tests/lib/btrfs-del-item.py
 img=$TEST_TMP/fs.img
 mnt=$TEST_TMP/mnt
 
-kernel_mkfs "$img" 200M
-mount_image "$img" "$mnt"
-btrfs quota enable "$mnt" || { umount_image "$mnt"; fail "quota enable failed"; }
-btrfs subvolume create "$mnt/sv" > /dev/null || { umount_image "$mnt"; fail "subvolume create failed"; }
-for i in 1 2 3; do
-	head -c $((i * 70000)) /dev/urandom > "$mnt/f$i"
-	head -c $((i * 50000)) /dev/urandom > "$mnt/sv/g$i"
-done
-btrfs quota rescan -w "$mnt" > /dev/null || { umount_image "$mnt"; fail "quota rescan failed"; }
-sync
-umount_image "$mnt" || fail "umount failed"
-"$GHEE" check "$img" > "$TEST_TMP/base.out" 2>&1 || { cat "$TEST_TMP/base.out" >&2; fail "the quota image is not clean"; }
-grep -q "quota groups skipped" "$TEST_TMP/base.out" && fail "the image has no quotas"
+kernel_quota_image "$img"
 
 python3 "$DEL" "$img" 8 0 240 0 || fail "edit failed"
 "$GHEE" check "$img" 2>&1 | grep -q "\[QGROUP_INVALID\] qgroup status: the quota tree has no status item" ||

@@ -16,6 +16,8 @@ is not changed) and have room for an added item.
         add the DIR_ITEM (DIR hash(NAME)) and DIR_INDEX (DIR INDEX) naming
         inode INO with file type TYPE (1 file, 2 dir), made in transaction
         TRANSID (default: the superblock's generation)
+  fs-items.py IMG add TREE OBJECTID TYPE OFFSET [HEX]
+        add an item with that key and data (HEX bytes; empty without)
   fs-items.py IMG hash NAME
         print the btrfs name hash of NAME
 """
@@ -134,6 +136,9 @@ def main(argv):
         transid = int(args[6], 0) if len(args) > 6 else struct.unpack_from('<Q', img.sb, 72)[0]
         insert(img, tree, (d, DIR_ITEM, name_hash(name)), dir_entry(ino, typ, name, transid))
         insert(img, tree, (d, DIR_INDEX, index), dir_entry(ino, typ, name, transid))
+    elif cmd == 'add':
+        key = tuple(int(a, 0) for a in args[:4])
+        insert(img, key[0], key[1:], bytes.fromhex(args[4]) if len(args) > 4 else b'')
     else:
         raise SystemExit('unknown command %s' % cmd)
     return 0

@@ -6,8 +6,8 @@
 #
 #   names_colliding A          print a name of A's length whose btrfs name
 #                              hash is A's (4 bytes forced; letters only)
-#   names_collision_image A B  a private image made by ghee mkfs --rootdir
-#                              holding /d/A and /d/B (B colliding with A):
+#   names_collision_image A B  a private kernel-written image holding
+#                              /d/A and /d/B (B colliding with A):
 #                              one DIR_ITEM of /d holds both names; the
 #                              image's path to stdout
 #   names_le NAME              NAME (at most 8 bytes) as the little-endian
@@ -82,14 +82,17 @@ names_le()
 
 names_collision_image()
 {
-	local a=$1 b=$2 src=$TEST_TMP/names-src img=$TEST_TMP/names.img
+	local a=$1 b=$2 img=$TEST_TMP/names.img mnt=$TEST_TMP/names-mnt
 
-	rm -rf "$src" && mkdir -p "$src/d" || fail "cannot make $src"
-	printf 'first file\n' > "$src/d/$a"
-	printf 'second file\n' > "$src/d/$b"
+	need_loop
+	need_kernel_btrfs
+	need_progs mkfs.btrfs
 	rm -f "$img"
 	truncate -s 128M "$img" || fail "cannot create $img"
-	"$GHEE" mkfs -q --rootdir "$src" "$img" > "$TEST_TMP/names-mkfs.log" 2>&1 ||
-		{ cat "$TEST_TMP/names-mkfs.log" >&2; fail "ghee mkfs --rootdir failed"; }
+	mkfs.btrfs -q -f -R ^free-space-tree "$img" > /dev/null 2>&1 || fail "mkfs.btrfs failed"
+	mount_image "$img" "$mnt" >&2
+	mkdir "$mnt/d" && printf 'first file\n' > "$mnt/d/$a" && printf 'second file\n' > "$mnt/d/$b" ||
+		{ umount_image "$mnt"; fail "cannot write the two files"; }
+	umount_image "$mnt" >&2
 	echo "$img"
 }

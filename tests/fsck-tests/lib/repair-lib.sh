@@ -21,6 +21,16 @@
 #                            changes, transactions and remaining findings
 #   expect_second_repair_noop IMG
 #                            a second --repair exits 0 and changes no byte
+#   expect_changes LINE...   the changes of the last repair are exactly these
+#                            lines (repair_changes' form, in any order)
+#   expect_exact_repair IMG LINE...
+#                            expect_plan_matches, expect_repaired with
+#                            exactly these changes, expect_second_repair_noop
+#   file_sums IMG OUT [MOUNT-OPTIONS]
+#                            the kernel mounts IMG: the sha256 of every file
+#                            (one subvolume: -xdev) to OUT, sorted by path
+#   expect_same_files IMG SUMS
+#                            the kernel reads the files of IMG as SUMS says
 #   count_findings IMG CODES prints the number of findings of ghee check (-1:
 #                            cannot check); their codes to the file CODES
 #   new_structural BEFORE AFTER
@@ -140,6 +150,40 @@ if remaining(plan) != remaining(real):
           file=sys.stderr); bad = 1
 sys.exit(bad)
 PY
+}
+
+expect_changes()
+{
+	repair_changes "$TEST_TMP/repair.json" > "$TEST_TMP/changes"
+	printf '%s\n' "$@" | sort > "$TEST_TMP/changes.expected"
+	compare_outputs "$TEST_TMP/changes.expected" "$TEST_TMP/changes" || fail "not the expected changes"
+}
+
+expect_exact_repair()
+{
+	local img=$1
+
+	shift
+	expect_plan_matches "$img"
+	expect_repaired "$img"
+	expect_changes "$@"
+	expect_second_repair_noop "$img"
+}
+
+file_sums()
+{
+	local mnt=$TEST_TMP/sums-mnt
+
+	mount_image "$1" "$mnt" "${3:-}"
+	(cd "$mnt" && find . -xdev -type f -print0 | sort -z | xargs -0 -r sha256sum) > "$2" ||
+		{ umount_image "$mnt"; fail "cannot read the files of $1"; }
+	umount_image "$mnt"
+}
+
+expect_same_files()
+{
+	file_sums "$1" "$TEST_TMP/sums.now"
+	compare_outputs "$2" "$TEST_TMP/sums.now" || fail "the files do not read back as before"
 }
 
 expect_second_repair_noop()

@@ -10,6 +10,7 @@
 #   progs619_verdict IMG [DEV..]  the same from 6.19 (judged by its text:
 #                             it can exit 0 after printing errors)
 #   expect_progs IMG V62 V619 [--] fail unless both verdicts are as given
+#   kernel_quota_image IMG    a kernel-written image with quotas (see below)
 #   expect_ghee STATUS FILE IMG [ARGS..]
 #                             ghee check -q exits STATUS and prints exactly
 #                             the ERROR:/WARNING: lines in FILE (in order)
@@ -88,6 +89,28 @@ kernel_mkfs()
 	truncate -s "$size" "$img" || fail "cannot create $img"
 	mkfs.btrfs -q -f -R ^free-space-tree "$@" "$img" >/dev/null 2>&1 ||
 		fail "mkfs.btrfs $* failed"
+}
+
+# kernel_quota_image IMG: a 200 MiB kernel-written filesystem with quotas
+# on, a subvolume sv, files in both, the counts rescanned
+kernel_quota_image()
+{
+	local img=$1 mnt=$TEST_TMP/quota-mnt i
+
+	kernel_mkfs "$img" 200M
+	mount_image "$img" "$mnt"
+	btrfs quota enable "$mnt" || { umount_image "$mnt"; fail "quota enable failed"; }
+	btrfs subvolume create "$mnt/sv" > /dev/null || { umount_image "$mnt"; fail "subvolume create failed"; }
+	for i in 1 2 3; do
+		head -c $((i * 70000)) /dev/urandom > "$mnt/f$i"
+		head -c $((i * 50000)) /dev/urandom > "$mnt/sv/g$i"
+	done
+	btrfs quota rescan -w "$mnt" > /dev/null || { umount_image "$mnt"; fail "quota rescan failed"; }
+	umount_image "$mnt" || fail "umount failed"
+	"$GHEE" check "$img" > "$TEST_TMP/quota.out" 2>&1 ||
+		{ cat "$TEST_TMP/quota.out" >&2; fail "the quota image is not clean"; }
+	grep -q "quota groups skipped" "$TEST_TMP/quota.out" && fail "the image has no quotas"
+	return 0
 }
 
 # detach_file FILE: detach the loop devices backed by FILE (only those: a
