@@ -28,7 +28,8 @@
  *
  * Every device write and flush goes through write-io.h, where fault
  * injection (GHEE_FAIL_WRITE_AT / GHEE_FAIL_FLUSH_AT, built with
- * --enable-fault-injection) can fail the Nth one.
+ * --enable-fault-injection) can fail the Nth one; GHEE_FAIL_ALLOC_AT
+ * fails the Nth tree block allocation the same way (-ENOSPC).
  */
 #ifndef GHEE_TRANSACTION_H
 #define GHEE_TRANSACTION_H
@@ -129,8 +130,10 @@ struct btrfs_write_state {
 	/* device I/O accounting and fault injection (write-io.c) */
 	u64 nr_writes;
 	u64 nr_flushes;
+	u64 nr_tree_allocs;
 	u64 fail_write_at;		/* 0: never */
 	u64 fail_flush_at;
+	u64 fail_alloc_at;
 };
 
 struct btrfs_tracked_root {
