@@ -557,7 +557,7 @@ int repair_key_range(struct repair_ctx *r, const struct problem_ctx *p)
 			ret = put_back(r, &sets[i]);
 		/* items taken out and not put back must never be committed */
 		if (ret)
-			r->trans->aborted = true;
+			repair_fail_pass(r, ret);
 	}
 	for (i = 0; !ret && i < nr; i++)
 		note_moves(r, &sets[i]);

@@ -778,7 +778,7 @@ static int cow_block_in_tree(struct repair_ctx *r, u64 tree_id, u64 bytenr, bool
 	btrfs_release_path(&path);
 	/* a copy that failed half way must not be committed */
 	if (ret)
-		btrfs_abort_transaction(r->trans, ret);
+		repair_fail_pass(r, ret);
 	return ret;
 }
 

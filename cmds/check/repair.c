@@ -188,6 +188,15 @@ void repair_note(struct repair_ctx *r, enum repair_op op, bool has_values,
 	va_end(ap);
 }
 
+void repair_fail_pass(struct repair_ctx *r, int error)
+{
+	if (!r->pass_error)
+		r->pass_error = error < 0 ? error : -EIO;
+	/* the engine refuses any further change in it */
+	if (r->trans)
+		r->trans->aborted = true;
+}
+
 void repair_key_str(const struct btrfs_key *key, char *buf, size_t len)
 {
 	check_format_key(key, buf, len);
@@ -440,6 +449,9 @@ static int run_actions(struct repair_session *s, struct repair_ctx *r,
 				continue;
 			if (!fn || !problem_repairable(it->code))
 				continue;
+			/* the pass is given up: what is left is judged by the next check */
+			if (r->pass_error)
+				return ran;
 			r->cur = it;
 			ret = fn(r, &it->pctx);
 			ran++;
@@ -658,6 +670,22 @@ static void plan_global_options(struct repair_session *s)
 }
 
 /*
+ * An action failed half way: the transaction is given up, here and only
+ * here, and with it the repair (nothing is published).
+ */
+static int abandon_pass(struct repair_session *s, struct repair_ctx *r, u64 transid)
+{
+	int err = r->pass_error;
+
+	btrfs_abort_transaction(r->trans, err);
+	r->trans = NULL;
+	s->write_failed = true;
+	fprintf(stderr, "ERROR: transaction %llu abandoned: a fix failed half way (%s); nothing is written\n",
+		(unsigned long long)transid, strerror(-err));
+	return err;
+}
+
+/*
  * Apply the actions of @phase (-1: the global rebuild options only) and
  * commit; 1 when nothing needed writing (nothing committed).
  */
@@ -692,14 +720,14 @@ static int repair_pass(struct repair_session *s, int phase)
 	if (phase < 0 && repair_rebuild_requested(s->opts)) {
 		ret = repair_rebuild_trees(&r);
 		r.out = s->out;
-		if (ret < 0) {
-			/* a half-built tree is never committed */
-			btrfs_abort_transaction(r.trans, ret);
-			s->write_failed = true;
-			return ret;
-		}
-		s->rebuilt = true;
+		/* a half-built tree is never committed */
+		if (ret < 0)
+			repair_fail_pass(&r, ret);
+		else
+			s->rebuilt = true;
 	}
+	if (r.pass_error)
+		return abandon_pass(s, &r, transid);
 	changed = phase < 0 || pass_changed(&s->now, phase);
 	ret = btrfs_commit_transaction(r.trans);
 	s->passes++;
@@ -791,10 +819,11 @@ static int repair_loop(struct repair_session *s)
 			continue;
 		}
 		ret = repair_pass(s, phase);
-		if (ret < 0)
-			return ret;
+		/* a failed pass too: the report says which action failed */
 		if (keep_done(s, phase))
 			return -ENOMEM;
+		if (ret < 0)
+			return ret;
 		if (ret > 0) {
 			/* nothing this phase can do; the findings stay */
 			given_up[phase] = true;

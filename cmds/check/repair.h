@@ -84,6 +84,8 @@ struct repair_ctx {
 	struct repair_planned_dir *planned_dirs;
 	size_t nr_planned_dirs;
 	size_t alloc_planned_dirs;
+	/* repair_fail_pass(): the transaction must not be committed (-errno) */
+	int pass_error;
 };
 
 /*
@@ -108,6 +110,15 @@ bool repair_preen_safe(enum problem_code code);
 
 /* --clear-log, --clear-space-cache: their changes (repair-actions.c) */
 void repair_global_options(struct repair_ctx *r);
+
+/*
+ * An action that fails half way, with changes in the transaction that
+ * must not be committed, marks the pass failed: no later action of the
+ * pass runs, the pass gives the transaction up (once) and the repair
+ * writes nothing.  The transaction belongs to the pass: an action never
+ * ends it.
+ */
+void repair_fail_pass(struct repair_ctx *r, int error);
 
 /* describe one change of the current finding (applied or planned) */
 void repair_note(struct repair_ctx *r, enum repair_op op, bool has_values,
