@@ -24,6 +24,7 @@ struct walk_expect {
 	struct tree_block_check check;
 	bool has_hi;		/* keys must stay below @hi */
 	struct btrfs_key hi;
+	u64 hi_from;		/* the node @hi is a key of */
 	bool partial;		/* on the path of an interrupted snapshot drop */
 };
 
@@ -183,8 +184,9 @@ static void check_block_header(struct tree_walk *w, const struct walk_root *r,
 			btrfs_item_key_to_cpu(eb, &last, nr - 1);
 		if (btrfs_comp_cpu_keys(&last, &ex->hi) >= 0 && w->report) {
 			check_format_key(&ex->hi, hi, sizeof(hi));
-			snprintf(detail, sizeof(detail), "expect keys below %s (next key in parent %llu)",
-				 hi, (unsigned long long)ex->parent);
+			snprintf(detail, sizeof(detail), "expect keys below %s (next key in %s %llu)",
+				 hi, ex->hi_from == ex->parent ? "parent" : "node",
+				 (unsigned long long)ex->hi_from);
 			check_problem(w->ctx, PR_TREE_KEY_RANGE, &(struct problem_ctx){
 				.root = r->objectid, .block = eb->start, .key = last,
 				.detail = detail });
@@ -334,9 +336,11 @@ static void walk_node_children(struct tree_walk *w, const struct walk_root *r,
 		if (i + 1 < nr) {
 			child.has_hi = true;
 			btrfs_node_key_to_cpu(eb, &child.hi, i + 1);
+			child.hi_from = eb->start;
 		} else if (ex->has_hi) {
 			child.has_hi = true;
 			child.hi = ex->hi;
+			child.hi_from = ex->hi_from;
 		}
 		child.partial = state == 0;
 		if (!r->log) {
