@@ -1308,6 +1308,9 @@ int btrfs_insert_empty_items(struct btrfs_trans_handle *trans,
 		total += batch->data_sizes[i] + ITEM_HDR;
 		if (i && btrfs_comp_cpu_keys(&batch->keys[i - 1], &batch->keys[i]) >= 0)
 			return -EINVAL;
+		ret = btrfs_key_guard_check(trans, root, &batch->keys[i]);
+		if (ret)
+			return ret;
 	}
 	if (total > btrfs_leaf_data_size(trans->fs_info->nodesize))
 		return -EOVERFLOW;
@@ -1483,9 +1486,11 @@ int btrfs_set_item_key_safe(struct btrfs_trans_handle *trans,
 	struct extent_buffer *leaf = path->nodes[0];
 	int slot = path->slots[0];
 	struct btrfs_key k;
+	int ret;
 
-	(void)trans;
-	(void)root;
+	ret = btrfs_key_guard_check(trans, root, new_key);
+	if (ret)
+		return ret;
 	if (slot > 0) {
 		btrfs_item_key_to_cpu(leaf, &k, slot - 1);
 		if (btrfs_comp_cpu_keys(&k, new_key) >= 0)

@@ -54,6 +54,18 @@ struct btrfs_dev_alloc {
 };
 
 /*
+ * A writer's veto on the keys items get: @check is asked about each key
+ * before an item with it is inserted or an item's key is changed to it
+ * (btrfs_key_guard_check()); non-zero refuses the change with that error
+ * before anything of it is done.  The repair keeps items out of the key
+ * ranges of blocks it cannot read, whose items no search sees.
+ */
+struct btrfs_key_guard {
+	int (*check)(void *data, struct btrfs_root *root, const struct btrfs_key *key);
+	void *data;
+};
+
+/*
  * Everything the write side keeps per filesystem; fs_info->write points
  * here once btrfs_enable_writes() or btrfs_create_fs() ran.
  */
@@ -126,6 +138,8 @@ struct btrfs_write_state {
 	int (*before_write)(void *data, struct btrfs_device *dev, u64 physical,
 			    u64 len);
 	void *before_write_data;
+	/* btrfs_set_key_guard(): asked about every key an item gets */
+	struct btrfs_key_guard key_guard;
 
 	/* device I/O accounting and fault injection (write-io.c) */
 	u64 nr_writes;
@@ -184,6 +198,12 @@ void btrfs_abort_transaction(struct btrfs_trans_handle *trans, int error);
  */
 void btrfs_mark_buffer_dirty(struct btrfs_trans_handle *trans,
 			     struct extent_buffer *eb);
+
+/* install @guard (a copy is kept), or remove it with NULL */
+void btrfs_set_key_guard(struct btrfs_fs_info *fs_info, const struct btrfs_key_guard *guard);
+/* 0, or the guard's error when it refuses @key in @root */
+int btrfs_key_guard_check(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+			  const struct btrfs_key *key);
 
 /* the block was freed in this transaction: do not write it */
 void btrfs_clean_tree_block(struct btrfs_trans_handle *trans,
