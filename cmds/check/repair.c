@@ -32,6 +32,7 @@
 #include "repair.h"
 #include "repair-rebuild.h"
 #include "repair-tree-block.h"
+#include "repair-guard.h"
 #include "repair-lost-found.h"
 #include "repair-open.h"
 #include "array.h"
@@ -88,6 +89,7 @@ static void repair_list_release(struct repair_list *l)
 		free((char *)l->v[i].pctx.name);
 		free((char *)l->v[i].pctx.detail);
 		free(l->v[i].message);
+		free(l->v[i].why);
 		free(l->v[i].changes);
 	}
 	free(l->v);
@@ -195,6 +197,17 @@ void repair_fail_pass(struct repair_ctx *r, int error)
 	/* the engine refuses any further change in it */
 	if (r->trans)
 		r->trans->aborted = true;
+}
+
+void repair_why(struct repair_ctx *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->why[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->why, sizeof(r->why), fmt, ap);
+	va_end(ap);
 }
 
 void repair_key_str(const struct btrfs_key *key, char *buf, size_t len)
@@ -355,6 +368,12 @@ static const char *op_name(enum repair_op op)
 	return "?";
 }
 
+/* why a failed action failed */
+static const char *failure_text(const struct repair_item *it)
+{
+	return it->why ? it->why : strerror(-it->error);
+}
+
 /* the text line of one change: the same for the plan and the repair */
 static void print_change(FILE *out, const struct repair_change *c)
 {
@@ -381,8 +400,7 @@ static void print_item(FILE *out, const struct repair_item *it)
 		break;
 	case REPAIR_FAILED:
 		fprintf(out, "  could not fix [%s] %s: %s\n",
-			problem_code_name(it->code), it->message,
-			strerror(-it->error));
+			problem_code_name(it->code), it->message, failure_text(it));
 		break;
 	default:
 		return;
@@ -403,6 +421,7 @@ static int keep_item(struct repair_list *to, const struct repair_item *it)
 	c->pctx.name = it->pctx.name ? strdup(it->pctx.name) : NULL;
 	c->pctx.detail = it->pctx.detail ? strdup(it->pctx.detail) : NULL;
 	c->message = strdup(it->message);
+	c->why = it->why ? strdup(it->why) : NULL;
 	c->changes = NULL;
 	c->alloc_changes = 0;
 	if (it->nr_changes) {
@@ -412,10 +431,11 @@ static int keep_item(struct repair_list *to, const struct repair_item *it)
 		c->alloc_changes = it->nr_changes;
 	}
 	if ((it->pctx.name && !c->pctx.name) || (it->pctx.detail && !c->pctx.detail) ||
-	    !c->message || (it->nr_changes && !c->changes)) {
+	    !c->message || (it->why && !c->why) || (it->nr_changes && !c->changes)) {
 		free((char *)c->pctx.name);
 		free((char *)c->pctx.detail);
 		free(c->message);
+		free(c->why);
 		free(c->changes);
 		return -ENOMEM;
 	}
@@ -453,6 +473,7 @@ static int run_actions(struct repair_session *s, struct repair_ctx *r,
 			if (r->pass_error)
 				return ran;
 			r->cur = it;
+			r->why[0] = 0;
 			ret = fn(r, &it->pctx);
 			ran++;
 			if (ret == REPAIR_LATER) {
@@ -470,6 +491,8 @@ static int run_actions(struct repair_session *s, struct repair_ctx *r,
 			if (ret) {
 				it->status = REPAIR_FAILED;
 				it->error = ret < 0 ? ret : -EIO;
+				free(it->why);
+				it->why = r->why[0] ? strdup(r->why) : NULL;
 				s->failed_by_code[it->code]++;
 			} else {
 				it->status = r->trans && !s->dry_run ?
@@ -705,7 +728,13 @@ static int repair_pass(struct repair_session *s, int phase)
 	if (s->out && phase >= 0)
 		fprintf(s->out, "repairing: %s\n", check_phases[phase].title);
 	if (phase >= 0) {
+		/* nothing goes where the blocks this check could not read may hold items */
+		struct btrfs_key_guard guard = { repair_key_guard, &r };
+
+		btrfs_set_key_guard(s->fs_info, &guard);
 		run_actions(s, &r, &s->now, phase, PR_COUNT);
+		btrfs_set_key_guard(s->fs_info, NULL);
+		repair_guard_release(&r);
 	} else {
 		if (s->dry_run) {
 			/* what the options will do, said as a plan; done silently */
@@ -946,7 +975,7 @@ static void json_item(struct json_writer *w, const struct repair_item *it,
 	if (with_action) {
 		json_kv_string(w, "status", status_name(it->status));
 		if (it->status == REPAIR_FAILED)
-			json_kv_string(w, "error", strerror(-it->error));
+			json_kv_string(w, "error", failure_text(it));
 		json_changes(w, it);
 	}
 	json_object_end(w);
