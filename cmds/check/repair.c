@@ -650,6 +650,12 @@ static int open_writable(struct repair_session *s)
 	return 0;
 }
 
+/* the line of an action that found its item right ("change nothing: ...") */
+static bool is_nothing(const struct repair_change *c)
+{
+	return c->op == REPAIR_OP_CHANGE && !c->has_values && !strncmp(c->what, "nothing", 7);
+}
+
 /* did an action of @phase change something (not only fail or find it done)? */
 static bool pass_changed(const struct repair_list *l, int phase)
 {
@@ -662,8 +668,7 @@ static bool pass_changed(const struct repair_list *l, int phase)
 		    (it->status != REPAIR_FIXED && it->status != REPAIR_PLANNED))
 			continue;
 		for (j = 0; j < it->nr_changes; j++) {
-			if (it->changes[j].op != REPAIR_OP_CHANGE ||
-			    it->changes[j].has_values)
+			if (!is_nothing(&it->changes[j]))
 				return true;
 		}
 	}
