@@ -1308,6 +1308,9 @@ int btrfs_insert_empty_items(struct btrfs_trans_handle *trans,
 		total += batch->data_sizes[i] + ITEM_HDR;
 		if (i && btrfs_comp_cpu_keys(&batch->keys[i - 1], &batch->keys[i]) >= 0)
 			return -EINVAL;
+		ret = btrfs_key_guard_check(trans, root, &batch->keys[i]);
+		if (ret)
+			return ret;
 	}
 	if (total > btrfs_leaf_data_size(trans->fs_info->nodesize))
 		return -EOVERFLOW;
@@ -1476,29 +1479,60 @@ int btrfs_del_items(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 	return 0;
 }
 
+/* @key keeps the order of @eb's keys (items or pointers) in place of slot @slot's */
+static bool key_fits_slot(const struct extent_buffer *eb, int slot, const struct btrfs_key *key)
+{
+	int nr = (int)btrfs_eb_nritems(eb), i;
+	struct btrfs_key k;
+
+	for (i = slot - 1; i <= slot + 1; i += 2) {
+		if (i < 0 || i >= nr)
+			continue;
+		if (btrfs_eb_level(eb))
+			btrfs_node_key_to_cpu(eb, &k, i);
+		else
+			btrfs_item_key_to_cpu(eb, &k, i);
+		if (i < slot ? btrfs_comp_cpu_keys(&k, key) >= 0 : btrfs_comp_cpu_keys(&k, key) <= 0)
+			return false;
+	}
+	return true;
+}
+
 int btrfs_set_item_key_safe(struct btrfs_trans_handle *trans,
 			    struct btrfs_root *root, struct btrfs_path *path,
 			    const struct btrfs_key *new_key)
 {
 	struct extent_buffer *leaf = path->nodes[0];
 	int slot = path->slots[0];
-	struct btrfs_key k;
+	int ret;
 
-	(void)trans;
-	(void)root;
-	if (slot > 0) {
-		btrfs_item_key_to_cpu(leaf, &k, slot - 1);
-		if (btrfs_comp_cpu_keys(&k, new_key) >= 0)
-			return -EINVAL;
-	}
-	if (slot + 1 < (int)btrfs_eb_nritems(leaf)) {
-		btrfs_item_key_to_cpu(leaf, &k, slot + 1);
-		if (btrfs_comp_cpu_keys(&k, new_key) <= 0)
-			return -EINVAL;
-	}
+	ret = btrfs_key_guard_check(trans, root, new_key);
+	if (ret)
+		return ret;
+	if (!key_fits_slot(leaf, slot, new_key))
+		return -EINVAL;
 	btrfs_cpu_key_to_disk(&btrfs_item_nr(leaf, slot)->key, new_key);
 	if (slot == 0)
 		fixup_low_keys(path, new_key, 1);
+	return 0;
+}
+
+int btrfs_set_node_key_safe(struct btrfs_trans_handle *trans, struct btrfs_path *path,
+			    int level, const struct btrfs_key *new_key)
+{
+	struct extent_buffer *node = level > 0 && level < BTRFS_MAX_LEVEL ?
+				     path->nodes[level] : NULL;
+	int slot = path->slots[level];
+
+	if (!node || btrfs_eb_level(node) != level || slot < 0 ||
+	    slot >= (int)btrfs_eb_nritems(node))
+		return -EINVAL;
+	/* only a block of this transaction may change */
+	if (btrfs_eb_generation(node) != trans->transid || !key_fits_slot(node, slot, new_key))
+		return -EINVAL;
+	set_node_key(node, slot, new_key);
+	if (slot == 0)
+		fixup_low_keys(path, new_key, level + 1);
 	return 0;
 }
 

@@ -176,6 +176,14 @@ void btrfs_truncate_item(struct btrfs_path *path, u32 new_size, int from_end);
 int btrfs_set_item_key_safe(struct btrfs_trans_handle *trans,
 			    struct btrfs_root *root, struct btrfs_path *path,
 			    const struct btrfs_key *new_key);
+/*
+ * The same for the key at path->slots[@level] of node path->nodes[@level]
+ * (copied on write in @trans), which must keep the order of the node; the
+ * nodes above follow when it is the node's first key.  The block it points
+ * to is not read: the key is made its first key.
+ */
+int btrfs_set_node_key_safe(struct btrfs_trans_handle *trans, struct btrfs_path *path,
+			    int level, const struct btrfs_key *new_key);
 
 /* copy data in/out of the path's current item */
 void btrfs_write_item_data(struct btrfs_path *path, u32 offset,

@@ -65,6 +65,14 @@ int btrfs_insert_dir_item(struct btrfs_trans_handle *trans, struct btrfs_root *r
 
 	if (name_len <= 0 || name_len > BTRFS_NAME_LEN)
 		return -ENAMETOOLONG;
+	/* both items or neither: the index is asked about before the name goes in */
+	if (index) {
+		struct btrfs_key ikey = { dir, BTRFS_DIR_INDEX_KEY, index };
+
+		ret = btrfs_key_guard_check(trans, root, &ikey);
+		if (ret)
+			return ret;
+	}
 	fill_dir_item(&di, location, trans->transid, type, name_len);
 	ret = insert_hashed_entry(trans, root, &key, &di, name, name_len, NULL, 0);
 	if (ret || !index)
@@ -110,10 +118,18 @@ int btrfs_add_link(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 		   u64 index)
 {
 	struct btrfs_key location = { ino, BTRFS_INODE_ITEM_KEY, 0 };
+	struct btrfs_key keys[2] = {
+		{ parent, BTRFS_DIR_ITEM_KEY, btrfs_name_hash(name, name_len) },
+		{ parent, BTRFS_DIR_INDEX_KEY, index },
+	};
 	struct btrfs_inode_item dir;
-	int ret;
+	int i, ret = 0;
 
-	ret = btrfs_insert_inode_ref(trans, root, name, name_len, ino, parent, index);
+	/* the entries are asked about before the inode ref goes in */
+	for (i = 0; i < (index ? 2 : 1) && !ret; i++)
+		ret = btrfs_key_guard_check(trans, root, &keys[i]);
+	if (!ret)
+		ret = btrfs_insert_inode_ref(trans, root, name, name_len, ino, parent, index);
 	if (!ret)
 		ret = btrfs_insert_dir_item(trans, root, name, name_len, parent,
 					    &location, type, index);

@@ -20,6 +20,7 @@
 #include "chunk-alloc.h"
 #include "ctree.h"
 #include "crc32c.h"
+#include "write-io.h"
 
 enum dref_action {
 	DREF_ADD_EXTENT,	/* new extent: insert its item with one ref */
@@ -207,7 +208,9 @@ struct extent_buffer *btrfs_alloc_tree_block(struct btrfs_trans_handle *trans,
 	u64 bytenr;
 	int ret;
 
-	ret = reserve_extent(trans, type, fs_info->nodesize, fs_info->nodesize, &bytenr);
+	ret = btrfs_count_tree_alloc(fs_info);
+	if (!ret)
+		ret = reserve_extent(trans, type, fs_info->nodesize, fs_info->nodesize, &bytenr);
 	if (ret) {
 		*err = ret;
 		return NULL;

@@ -45,6 +45,28 @@ void btrfs_mark_buffer_dirty(struct btrfs_trans_handle *trans,
 	extent_buffer_get(eb);	/* the transaction's reference */
 }
 
+void btrfs_set_key_guard(struct btrfs_fs_info *fs_info, const struct btrfs_key_guard *guard)
+{
+	struct btrfs_write_state *ws = wstate(fs_info);
+
+	if (!ws)
+		return;
+	if (guard)
+		ws->key_guard = *guard;
+	else
+		memset(&ws->key_guard, 0, sizeof(ws->key_guard));
+}
+
+int btrfs_key_guard_check(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+			  const struct btrfs_key *key)
+{
+	struct btrfs_write_state *ws = wstate(trans->fs_info);
+
+	if (!ws || !ws->key_guard.check)
+		return 0;
+	return ws->key_guard.check(ws->key_guard.data, root, key);
+}
+
 void btrfs_clean_tree_block(struct btrfs_trans_handle *trans,
 			    struct extent_buffer *eb)
 {

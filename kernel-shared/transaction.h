@@ -28,7 +28,8 @@
  *
  * Every device write and flush goes through write-io.h, where fault
  * injection (GHEE_FAIL_WRITE_AT / GHEE_FAIL_FLUSH_AT, built with
- * --enable-fault-injection) can fail the Nth one.
+ * --enable-fault-injection) can fail the Nth one; GHEE_FAIL_ALLOC_AT
+ * fails the Nth tree block allocation the same way (-ENOSPC).
  */
 #ifndef GHEE_TRANSACTION_H
 #define GHEE_TRANSACTION_H
@@ -50,6 +51,18 @@ struct btrfs_dev_alloc {
 	u64 *lens;
 	size_t nr;
 	size_t alloc;
+};
+
+/*
+ * A writer's veto on the keys items get: @check is asked about each key
+ * before an item with it is inserted or an item's key is changed to it
+ * (btrfs_key_guard_check()); non-zero refuses the change with that error
+ * before anything of it is done.  The repair keeps items out of the key
+ * ranges of blocks it cannot read, whose items no search sees.
+ */
+struct btrfs_key_guard {
+	int (*check)(void *data, struct btrfs_root *root, const struct btrfs_key *key);
+	void *data;
 };
 
 /*
@@ -125,12 +138,16 @@ struct btrfs_write_state {
 	int (*before_write)(void *data, struct btrfs_device *dev, u64 physical,
 			    u64 len);
 	void *before_write_data;
+	/* btrfs_set_key_guard(): asked about every key an item gets */
+	struct btrfs_key_guard key_guard;
 
 	/* device I/O accounting and fault injection (write-io.c) */
 	u64 nr_writes;
 	u64 nr_flushes;
+	u64 nr_tree_allocs;
 	u64 fail_write_at;		/* 0: never */
 	u64 fail_flush_at;
+	u64 fail_alloc_at;
 };
 
 struct btrfs_tracked_root {
@@ -181,6 +198,12 @@ void btrfs_abort_transaction(struct btrfs_trans_handle *trans, int error);
  */
 void btrfs_mark_buffer_dirty(struct btrfs_trans_handle *trans,
 			     struct extent_buffer *eb);
+
+/* install @guard (a copy is kept), or remove it with NULL */
+void btrfs_set_key_guard(struct btrfs_fs_info *fs_info, const struct btrfs_key_guard *guard);
+/* 0, or the guard's error when it refuses @key in @root */
+int btrfs_key_guard_check(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+			  const struct btrfs_key *key);
 
 /* the block was freed in this transaction: do not write it */
 void btrfs_clean_tree_block(struct btrfs_trans_handle *trans,

@@ -35,13 +35,31 @@ void btrfs_fault_injection_init(struct btrfs_fs_info *fs_info)
 
 	ws->nr_writes = 0;
 	ws->nr_flushes = 0;
+	ws->nr_tree_allocs = 0;
 #ifdef GHEE_FAULT_INJECTION
 	ws->fail_write_at = env_u64("GHEE_FAIL_WRITE_AT");
 	ws->fail_flush_at = env_u64("GHEE_FAIL_FLUSH_AT");
+	ws->fail_alloc_at = env_u64("GHEE_FAIL_ALLOC_AT");
 #else
 	ws->fail_write_at = 0;
 	ws->fail_flush_at = 0;
+	ws->fail_alloc_at = 0;
 #endif
+}
+
+int btrfs_count_tree_alloc(struct btrfs_fs_info *fs_info)
+{
+	struct btrfs_write_state *ws = fs_info->write;
+
+	if (!ws)
+		return 0;
+	ws->nr_tree_allocs++;
+	if (ws->fail_alloc_at && ws->nr_tree_allocs == ws->fail_alloc_at) {
+		btrfs_err(&fs_info->reporter, "fault injection: failing tree block allocation %llu",
+			  (unsigned long long)ws->nr_tree_allocs);
+		return -ENOSPC;
+	}
+	return 0;
 }
 
 /* one more device write: counted, failed when asked, shown to the hook */

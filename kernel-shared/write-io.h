@@ -7,6 +7,9 @@
  *
  *   GHEE_FAIL_WRITE_AT=N   the Nth device write returns -EIO (nothing written)
  *   GHEE_FAIL_FLUSH_AT=N   the Nth flush returns -EIO
+ *   GHEE_FAIL_ALLOC_AT=N   the Nth tree block allocation returns -ENOSPC
+ *                          (btrfs_count_tree_alloc(): the error paths of
+ *                          a copy on write in the middle of a transaction)
  *
  * Counting starts when the write state is created (btrfs_enable_writes or
  * btrfs_create_fs), at 1.
@@ -73,5 +76,8 @@ int btrfs_wipe_supers(struct btrfs_fs_info *fs_info, struct btrfs_device *dev);
 
 /* read the fault-injection variables (no-op without GHEE_FAULT_INJECTION) */
 void btrfs_fault_injection_init(struct btrfs_fs_info *fs_info);
+
+/* one more tree block allocation: counted; -ENOSPC when fault injection says so */
+int btrfs_count_tree_alloc(struct btrfs_fs_info *fs_info);
 
 #endif

@@ -41,6 +41,17 @@ struct problem_ctx {
 	struct btrfs_key key;
 	const char *name;
 	const char *detail;
+	/*
+	 * A tree block the walk could not use (TREE_BLOCK_UNREADABLE,
+	 * TREE_BLOCK_INVALID): the keys its tree may hold in it, from
+	 * range_lo up to range_hi (excluded; none without has_range_hi).
+	 * Its items are invisible to searches: the repair inserts nothing
+	 * there.
+	 */
+	bool has_range;
+	bool has_range_hi;
+	struct btrfs_key range_lo;
+	struct btrfs_key range_hi;
 };
 
 /*

@@ -407,7 +407,6 @@ static int file_side(struct repair_ctx *r, const struct repair_item *it)
 
 static int rebuild_once(struct repair_ctx *r)
 {
-	struct btrfs_fs_info *fs = r->fs_info;
 	bool refused = false;
 	int ret;
 
@@ -421,8 +420,7 @@ static int rebuild_once(struct repair_ctx *r)
 	}
 	if (ret) {
 		/* a half-built tree must never be committed */
-		if (r->trans)
-			fs->write->error = ret;
+		repair_fail_pass(r, ret);
 		r->extents_mode = MODE_REFUSED;
 		return ret;
 	}

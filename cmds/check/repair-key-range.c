@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "repair-key-range.h"
+#include "repair-place.h"
 #include "repair-tree-block.h"
 #include "array.h"
 #include "kernel-shared/accessors.h"
@@ -49,14 +50,6 @@ struct stray_item {
 	size_t off;		/* its bytes in stray_set.data */
 	u32 size;
 	bool copy;		/* the same bytes are where it sorts: dropped */
-};
-
-/* where a block hangs in a tree: the slot followed at each level above it */
-struct block_place {
-	int level;			/* the block's */
-	int slots[BTRFS_MAX_LEVEL];	/* slots[l]: in the node of level l */
-	bool has_hi;			/* keys must stay below @hi */
-	struct btrfs_key hi;
 };
 
 /* the stray part of one block in one tree */
@@ -101,89 +94,6 @@ static void refusal(struct repair_ctx *r, const char *fmt, ...)
 	snprintf(msg, len, "%s; not moved: %s", r->cur->message, why);
 	free(r->cur->message);
 	r->cur->message = msg;
-}
-
-/* ---- finding the block ---- */
-
-/*
- * Look for the pointer to @bytenr under @node, whose keys must stay below
- * @hi: 0 found (@pl filled), 1 not there, <0 a node on the way cannot be
- * read and the block was not found elsewhere.
- */
-static int find_in_node(struct extent_buffer *node, u64 bytenr, bool has_hi,
-			const struct btrfs_key *hi, struct block_place *pl)
-{
-	u32 i, nr = btrfs_eb_nritems(node);
-	int level = btrfs_eb_level(node), ret = 1, unreadable = 0, err;
-
-	for (i = 0; i < nr && ret == 1; i++) {
-		struct btrfs_key next = { 0, 0, 0 };
-		bool next_hi = i + 1 < nr || has_hi;
-		struct extent_buffer *child;
-
-		if (i + 1 < nr)
-			btrfs_node_key_to_cpu(node, &next, i + 1);
-		else if (has_hi)
-			next = *hi;
-		if (btrfs_node_blockptr(node, i) == bytenr) {
-			pl->level = level - 1;
-			pl->has_hi = next_hi;
-			pl->hi = next;
-			ret = 0;
-		} else if (level > 1) {
-			child = btrfs_read_node_slot(node, i, &err);
-			if (!child) {
-				unreadable = err;
-				continue;
-			}
-			ret = find_in_node(child, bytenr, next_hi, &next, pl);
-			free_extent_buffer(child);
-			if (ret < 0)
-				return ret;
-		}
-		if (!ret)
-			pl->slots[level] = (int)i;
-	}
-	return ret == 1 && unreadable ? unreadable : ret;
-}
-
-/*
- * A path to the block at @pl: read only, or copied on write (every block
- * from the root down) with @r's transaction.
- */
-static int path_to_place(struct repair_ctx *r, struct btrfs_root *root,
-			 const struct block_place *pl, struct btrfs_path *path, bool cow)
-{
-	struct extent_buffer *b, *child;
-	int level, slot, ret, err;
-
-	btrfs_init_path(path);
-	if (cow) {
-		ret = btrfs_cow_block(r->trans, root, root->node, NULL, 0, &b);
-		if (ret)
-			return ret;
-	} else {
-		b = extent_buffer_get(root->node);
-	}
-	level = btrfs_eb_level(b);
-	path->nodes[level] = b;
-	while (level > pl->level) {
-		slot = pl->slots[level];
-		path->slots[level] = slot;
-		child = btrfs_read_node_slot(b, slot, &err);
-		if (!child)
-			return err;
-		if (cow) {
-			ret = btrfs_cow_block(r->trans, root, child, b, slot, &b);
-			free_extent_buffer(child);
-			if (ret)
-				return ret;
-		} else {
-			b = child;
-		}
-		path->nodes[--level] = b;
-	}
-	return 0;
 }
 
 /* ---- the stray items ---- */
@@ -263,12 +173,11 @@ static int collect(struct stray_set *s)
 	u32 i;
 	int ret;
 
-	if (root->node->start == s->bytenr || !btrfs_eb_level(root->node))
-		return 1;	/* a root has no parent to disagree with */
-	ret = find_in_node(root->node, s->bytenr, false, NULL, &s->place);
+	/* a root has no parent to disagree with */
+	ret = repair_find_place(root, s->bytenr, &s->place);
 	if (ret || !s->place.has_hi)
 		return ret ? ret : 1;
-	ret = path_to_place(NULL, root, &s->place, &path, false);
+	ret = repair_path_to_place(NULL, root, &s->place, &path);
 	if (ret)
 		goto out;
 	eb = path.nodes[s->place.level];
@@ -349,7 +258,7 @@ static int take_out_of_leaf(struct repair_ctx *r, struct stray_set *s)
 	struct btrfs_path path;
 	int ret;
 
-	ret = path_to_place(r, s->root, &s->place, &path, true);
+	ret = repair_path_to_place(r->trans, s->root, &s->place, &path);
 	if (!ret && (btrfs_eb_nritems(path.nodes[0]) != s->nritems ||
 		     !same_keys(s, 0, path.nodes[0], s->first)))
 		ret = -EIO;
@@ -376,7 +285,7 @@ static int take_out_of_node(struct repair_ctx *r, struct stray_set *s)
 		struct extent_buffer *b, *child;
 		u32 nr;
 
-		ret = path_to_place(r, s->root, &s->place, &path, true);
+		ret = repair_path_to_place(r->trans, s->root, &s->place, &path);
 		level = s->place.level;
 		b = ret ? NULL : path.nodes[level];
 		/* no stray pointer left while items are: not the node planned */
@@ -557,7 +466,7 @@ int repair_key_range(struct repair_ctx *r, const struct problem_ctx *p)
 			ret = put_back(r, &sets[i]);
 		/* items taken out and not put back must never be committed */
 		if (ret)
-			r->trans->aborted = true;
+			repair_fail_pass(r, ret);
 	}
 	for (i = 0; !ret && i < nr; i++)
 		note_moves(r, &sets[i]);

@@ -466,6 +466,16 @@ static bool node_pointers_plausible(const struct extent_buffer *eb)
 	return true;
 }
 
+bool repair_block_content_sound(const struct btrfs_fs_info *fs_info,
+				const struct extent_buffer *eb)
+{
+	struct tree_check_error terr;
+
+	if (btrfs_eb_level(eb))
+		return !btrfs_check_node(fs_info, eb, &terr) && node_pointers_plausible(eb);
+	return !btrfs_check_leaf_layout(fs_info, eb, &terr) && !bad_items(fs_info, eb);
+}
+
 /* the checksum of @csum as the engine's messages show it */
 static void csum_str(const struct btrfs_fs_info *fs_info, const u8 *csum, char *buf,
 		     size_t len)
@@ -778,7 +788,7 @@ static int cow_block_in_tree(struct repair_ctx *r, u64 tree_id, u64 bytenr, bool
 	btrfs_release_path(&path);
 	/* a copy that failed half way must not be committed */
 	if (ret)
-		btrfs_abort_transaction(r->trans, ret);
+		repair_fail_pass(r, ret);
 	return ret;
 }
 
@@ -840,6 +850,9 @@ int repair_tree_block(struct repair_ctx *r, const struct problem_ctx *p)
 	 */
 	if (p->detail && !strncmp(p->detail, "owner ", 6) && btrfs_is_subvol_tree(p->root))
 		return -EOPNOTSUPP;
+	/* the parent's key is what changes, not the block */
+	if (p->detail && strstr(p->detail, "first key mismatch"))
+		return repair_first_key(r, p);
 	if (r->block_fixes && u64_in(r->block_fixes->cowed, r->block_fixes->nr_cowed,
 				     p->block))
 		return 1;

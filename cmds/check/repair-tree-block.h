@@ -61,7 +61,16 @@ int repair_block_fixer(void *data, const struct btrfs_fs_info *fs_info,
  */
 int repair_other_subvol_trees(struct repair_ctx *r, u64 except, u64 **ids, size_t *nr);
 
+/*
+ * @eb (read with its header only) is sound inside: its layout, every item
+ * passing the item checks, a node's pointers mapped and no newer than it
+ */
+bool repair_block_content_sound(const struct btrfs_fs_info *fs_info,
+				const struct extent_buffer *eb);
+
 int repair_tree_block(struct repair_ctx *r, const struct problem_ctx *p);
+/* TREE_BLOCK_INVALID "first key mismatch" (repair-first-key.c) */
+int repair_first_key(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_tree_block_csum(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_tree_item(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_unknown_key(struct repair_ctx *r, const struct problem_ctx *p);

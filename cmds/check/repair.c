@@ -32,6 +32,7 @@
 #include "repair.h"
 #include "repair-rebuild.h"
 #include "repair-tree-block.h"
+#include "repair-guard.h"
 #include "repair-lost-found.h"
 #include "repair-open.h"
 #include "array.h"
@@ -88,6 +89,7 @@ static void repair_list_release(struct repair_list *l)
 		free((char *)l->v[i].pctx.name);
 		free((char *)l->v[i].pctx.detail);
 		free(l->v[i].message);
+		free(l->v[i].why);
 		free(l->v[i].changes);
 	}
 	free(l->v);
@@ -185,6 +187,26 @@ void repair_note(struct repair_ctx *r, enum repair_op op, bool has_values,
 	c->new_value = new_value;
 	va_start(ap, fmt);
 	vsnprintf(c->what, sizeof(c->what), fmt, ap);
+	va_end(ap);
+}
+
+void repair_fail_pass(struct repair_ctx *r, int error)
+{
+	if (!r->pass_error)
+		r->pass_error = error < 0 ? error : -EIO;
+	/* the engine refuses any further change in it */
+	if (r->trans)
+		r->trans->aborted = true;
+}
+
+void repair_why(struct repair_ctx *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->why[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->why, sizeof(r->why), fmt, ap);
 	va_end(ap);
 }
 
@@ -346,6 +368,12 @@ static const char *op_name(enum repair_op op)
 	return "?";
 }
 
+/* why a failed action failed */
+static const char *failure_text(const struct repair_item *it)
+{
+	return it->why ? it->why : strerror(-it->error);
+}
+
 /* the text line of one change: the same for the plan and the repair */
 static void print_change(FILE *out, const struct repair_change *c)
 {
@@ -372,8 +400,7 @@ static void print_item(FILE *out, const struct repair_item *it)
 		break;
 	case REPAIR_FAILED:
 		fprintf(out, "  could not fix [%s] %s: %s\n",
-			problem_code_name(it->code), it->message,
-			strerror(-it->error));
+			problem_code_name(it->code), it->message, failure_text(it));
 		break;
 	default:
 		return;
@@ -394,6 +421,7 @@ static int keep_item(struct repair_list *to, const struct repair_item *it)
 	c->pctx.name = it->pctx.name ? strdup(it->pctx.name) : NULL;
 	c->pctx.detail = it->pctx.detail ? strdup(it->pctx.detail) : NULL;
 	c->message = strdup(it->message);
+	c->why = it->why ? strdup(it->why) : NULL;
 	c->changes = NULL;
 	c->alloc_changes = 0;
 	if (it->nr_changes) {
@@ -403,10 +431,11 @@ static int keep_item(struct repair_list *to, const struct repair_item *it)
 		c->alloc_changes = it->nr_changes;
 	}
 	if ((it->pctx.name && !c->pctx.name) || (it->pctx.detail && !c->pctx.detail) ||
-	    !c->message || (it->nr_changes && !c->changes)) {
+	    !c->message || (it->why && !c->why) || (it->nr_changes && !c->changes)) {
 		free((char *)c->pctx.name);
 		free((char *)c->pctx.detail);
 		free(c->message);
+		free(c->why);
 		free(c->changes);
 		return -ENOMEM;
 	}
@@ -440,7 +469,11 @@ static int run_actions(struct repair_session *s, struct repair_ctx *r,
 				continue;
 			if (!fn || !problem_repairable(it->code))
 				continue;
+			/* the pass is given up: what is left is judged by the next check */
+			if (r->pass_error)
+				return ran;
 			r->cur = it;
+			r->why[0] = 0;
 			ret = fn(r, &it->pctx);
 			ran++;
 			if (ret == REPAIR_LATER) {
@@ -458,6 +491,8 @@ static int run_actions(struct repair_session *s, struct repair_ctx *r,
 			if (ret) {
 				it->status = REPAIR_FAILED;
 				it->error = ret < 0 ? ret : -EIO;
+				free(it->why);
+				it->why = r->why[0] ? strdup(r->why) : NULL;
 				s->failed_by_code[it->code]++;
 			} else {
 				it->status = r->trans && !s->dry_run ?
@@ -615,6 +650,12 @@ static int open_writable(struct repair_session *s)
 	return 0;
 }
 
+/* the line of an action that found its item right ("change nothing: ...") */
+static bool is_nothing(const struct repair_change *c)
+{
+	return c->op == REPAIR_OP_CHANGE && !c->has_values && !strncmp(c->what, "nothing", 7);
+}
+
 /* did an action of @phase change something (not only fail or find it done)? */
 static bool pass_changed(const struct repair_list *l, int phase)
 {
@@ -627,8 +668,7 @@ static bool pass_changed(const struct repair_list *l, int phase)
 		    (it->status != REPAIR_FIXED && it->status != REPAIR_PLANNED))
 			continue;
 		for (j = 0; j < it->nr_changes; j++) {
-			if (it->changes[j].op != REPAIR_OP_CHANGE ||
-			    it->changes[j].has_values)
+			if (!is_nothing(&it->changes[j]))
 				return true;
 		}
 	}
@@ -658,6 +698,22 @@ static void plan_global_options(struct repair_session *s)
 }
 
 /*
+ * An action failed half way: the transaction is given up, here and only
+ * here, and with it the repair (nothing is published).
+ */
+static int abandon_pass(struct repair_session *s, struct repair_ctx *r, u64 transid)
+{
+	int err = r->pass_error;
+
+	btrfs_abort_transaction(r->trans, err);
+	r->trans = NULL;
+	s->write_failed = true;
+	fprintf(stderr, "ERROR: transaction %llu abandoned: a fix failed half way (%s); nothing is written\n",
+		(unsigned long long)transid, strerror(-err));
+	return err;
+}
+
+/*
  * Apply the actions of @phase (-1: the global rebuild options only) and
  * commit; 1 when nothing needed writing (nothing committed).
  */
@@ -677,7 +733,13 @@ static int repair_pass(struct repair_session *s, int phase)
 	if (s->out && phase >= 0)
 		fprintf(s->out, "repairing: %s\n", check_phases[phase].title);
 	if (phase >= 0) {
+		/* nothing goes where the blocks this check could not read may hold items */
+		struct btrfs_key_guard guard = { repair_key_guard, &r };
+
+		btrfs_set_key_guard(s->fs_info, &guard);
 		run_actions(s, &r, &s->now, phase, PR_COUNT);
+		btrfs_set_key_guard(s->fs_info, NULL);
+		repair_guard_release(&r);
 	} else {
 		if (s->dry_run) {
 			/* what the options will do, said as a plan; done silently */
@@ -692,14 +754,14 @@ static int repair_pass(struct repair_session *s, int phase)
 	if (phase < 0 && repair_rebuild_requested(s->opts)) {
 		ret = repair_rebuild_trees(&r);
 		r.out = s->out;
-		if (ret < 0) {
-			/* a half-built tree is never committed */
-			btrfs_abort_transaction(r.trans, ret);
-			s->write_failed = true;
-			return ret;
-		}
-		s->rebuilt = true;
+		/* a half-built tree is never committed */
+		if (ret < 0)
+			repair_fail_pass(&r, ret);
+		else
+			s->rebuilt = true;
 	}
+	if (r.pass_error)
+		return abandon_pass(s, &r, transid);
 	changed = phase < 0 || pass_changed(&s->now, phase);
 	ret = btrfs_commit_transaction(r.trans);
 	s->passes++;
@@ -791,10 +853,11 @@ static int repair_loop(struct repair_session *s)
 			continue;
 		}
 		ret = repair_pass(s, phase);
-		if (ret < 0)
-			return ret;
+		/* a failed pass too: the report says which action failed */
 		if (keep_done(s, phase))
 			return -ENOMEM;
+		if (ret < 0)
+			return ret;
 		if (ret > 0) {
 			/* nothing this phase can do; the findings stay */
 			given_up[phase] = true;
@@ -917,7 +980,7 @@ static void json_item(struct json_writer *w, const struct repair_item *it,
 	if (with_action) {
 		json_kv_string(w, "status", status_name(it->status));
 		if (it->status == REPAIR_FAILED)
-			json_kv_string(w, "error", strerror(-it->error));
+			json_kv_string(w, "error", failure_text(it));
 		json_changes(w, it);
 	}
 	json_object_end(w);

@@ -19,6 +19,7 @@ struct btrfs_trans_handle;
 struct btrfs_path;
 struct btrfs_root;
 struct repair_block_fixes;
+struct repair_guard_reach;
 
 enum repair_op {
 	REPAIR_OP_CHANGE,	/* a field of an item or of the superblock */
@@ -51,6 +52,7 @@ struct repair_item {
 	char *message;
 	enum repair_status status;
 	int error;			/* REPAIR_FAILED: -errno */
+	char *why;			/* REPAIR_FAILED: the reason, NULL: strerror(error) */
 	struct repair_change *changes;
 	size_t nr_changes;
 	size_t alloc_changes;
@@ -84,6 +86,14 @@ struct repair_ctx {
 	struct repair_planned_dir *planned_dirs;
 	size_t nr_planned_dirs;
 	size_t alloc_planned_dirs;
+	/* repair_fail_pass(): the transaction must not be committed (-errno) */
+	int pass_error;
+	/* repair_why(): why the current action failed, "" when no reason given */
+	char why[320];
+	/* repair-guard.c: which trees reach which unreadable blocks */
+	struct repair_guard_reach *reach;
+	size_t nr_reach;
+	size_t alloc_reach;
 };
 
 /*
@@ -108,6 +118,22 @@ bool repair_preen_safe(enum problem_code code);
 
 /* --clear-log, --clear-space-cache: their changes (repair-actions.c) */
 void repair_global_options(struct repair_ctx *r);
+
+/*
+ * An action that fails half way, with changes in the transaction that
+ * must not be committed, marks the pass failed: no later action of the
+ * pass runs, the pass gives the transaction up (once) and the repair
+ * writes nothing.  The transaction belongs to the pass: an action never
+ * ends it.
+ */
+void repair_fail_pass(struct repair_ctx *r, int error);
+
+/*
+ * Why the current action fails, said instead of the error's text ("could
+ * not fix [CODE] message: why"); the first reason given stays.
+ */
+void repair_why(struct repair_ctx *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /* describe one change of the current finding (applied or planned) */
 void repair_note(struct repair_ctx *r, enum repair_op op, bool has_values,

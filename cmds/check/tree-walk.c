@@ -24,6 +24,7 @@ struct walk_expect {
 	struct tree_block_check check;
 	bool has_hi;		/* keys must stay below @hi */
 	struct btrfs_key hi;
+	u64 hi_from;		/* the node @hi is a key of */
 	bool partial;		/* on the path of an interrupted snapshot drop */
 };
 
@@ -92,6 +93,80 @@ static bool header_as_expected(const struct extent_buffer *eb,
 	return true;
 }
 
+/* the smallest key above @key; false when there is none */
+static bool key_after(const struct btrfs_key *key, struct btrfs_key *next)
+{
+	*next = *key;
+	if (++next->offset)
+		return true;
+	if (++next->type)
+		return true;
+	return ++next->objectid != 0;
+}
+
+/*
+ * The keys searches may have put in a block the walk cannot use: the
+ * range its parent gives it, widened to the block's own first and last
+ * keys when its content is readable (a first key below the parent's, or
+ * items past the next one, are in the tree too, where no search sees
+ * them).  A node's last subtree has no bound of its own.
+ */
+static void damaged_range(const struct walk_expect *ex, const struct extent_buffer *eb,
+			  struct problem_ctx *pc)
+{
+	u32 nr = eb ? btrfs_eb_nritems(eb) : 0;
+	struct btrfs_key first, last, next;
+
+	pc->has_range = true;
+	if (ex->check.has_first_key)
+		pc->range_lo = ex->check.first_key;
+	pc->has_range_hi = ex->has_hi;
+	pc->range_hi = ex->hi;
+	if (!nr)
+		return;
+	if (btrfs_eb_level(eb)) {
+		btrfs_node_key_to_cpu(eb, &first, 0);
+		btrfs_node_key_to_cpu(eb, &last, nr - 1);
+	} else {
+		btrfs_item_key_to_cpu(eb, &first, 0);
+		btrfs_item_key_to_cpu(eb, &last, nr - 1);
+	}
+	if (btrfs_comp_cpu_keys(&first, &pc->range_lo) < 0)
+		pc->range_lo = first;
+	if (!pc->has_range_hi || btrfs_comp_cpu_keys(&last, &pc->range_hi) < 0)
+		return;
+	if (btrfs_eb_level(eb) || !key_after(&last, &next))
+		pc->has_range_hi = false;
+	else
+		pc->range_hi = next;
+}
+
+static void report_damaged(struct tree_walk *w, const struct walk_root *r,
+			   const struct walk_expect *ex, const struct extent_buffer *eb,
+			   enum problem_code code, const char *why)
+{
+	struct problem_ctx pc = { .root = r->objectid, .block = ex->bytenr, .detail = why };
+
+	if (!w->report)
+		return;
+	damaged_range(ex, eb, &pc);
+	check_problem(w->ctx, code, &pc);
+}
+
+/* can what @eb holds be walked: the block its parent expects, a sound layout */
+static bool walkable(const struct btrfs_fs_info *fs_info, const struct extent_buffer *eb,
+		     const struct walk_expect *ex)
+{
+	struct tree_check_error terr;
+	u32 nr = btrfs_eb_nritems(eb);
+
+	if (!header_as_expected(eb, &ex->check))
+		return false;
+	if (btrfs_eb_level(eb))
+		return nr >= 1 && nr <= btrfs_max_node_ptrs(eb->len);
+	return !btrfs_check_leaf_layout(fs_info, eb, &terr);
+}
+
 /*
  * A block failed the full read.  Report why, then look at its header
  * alone: when the checksum and the header are sound and match the parent
@@ -104,31 +179,22 @@ static struct extent_buffer *read_damaged(struct tree_walk *w,
 					  const struct walk_expect *ex)
 {
 	struct btrfs_fs_info *fs_info = w->fs_info;
-	struct tree_check_error terr;
 	struct extent_buffer *eb;
 	char why[sizeof(w->ctx->shared->last_engine_msg)];
+	bool usable;
 	int err;
 
 	snprintf(why, sizeof(why), "%s", w->ctx->shared->last_engine_msg);
 	mark_bad(w, r, ex->bytenr);
 	eb = read_tree_block_header_only(fs_info, ex->bytenr, NULL, &err);
 	if (!eb) {
-		report_block(w, r, PR_TREE_BLOCK_UNREADABLE, ex->bytenr, why);
+		report_damaged(w, r, ex, NULL, PR_TREE_BLOCK_UNREADABLE, why);
 		return NULL;
 	}
-	report_block(w, r, PR_TREE_BLOCK_INVALID, ex->bytenr, why);
-	if (!header_as_expected(eb, &ex->check))
-		goto drop;
-	if (btrfs_eb_level(eb)) {
-		u32 nr = btrfs_eb_nritems(eb);
-
-		if (nr >= 1 && nr <= btrfs_max_node_ptrs(eb->len))
-			return eb;
-		goto drop;
-	}
-	if (!btrfs_check_leaf_layout(fs_info, eb, &terr))
+	usable = walkable(fs_info, eb, ex);
+	report_damaged(w, r, ex, usable ? eb : NULL, PR_TREE_BLOCK_INVALID, why);
+	if (usable)
 		return eb;
-drop:
 	free_extent_buffer(eb);
 	return NULL;
 }
@@ -183,8 +249,9 @@ static void check_block_header(struct tree_walk *w, const struct walk_root *r,
 			btrfs_item_key_to_cpu(eb, &last, nr - 1);
 		if (btrfs_comp_cpu_keys(&last, &ex->hi) >= 0 && w->report) {
 			check_format_key(&ex->hi, hi, sizeof(hi));
-			snprintf(detail, sizeof(detail), "expect keys below %s (next key in parent %llu)",
-				 hi, (unsigned long long)ex->parent);
+			snprintf(detail, sizeof(detail), "expect keys below %s (next key in %s %llu)",
+				 hi, ex->hi_from == ex->parent ? "parent" : "node",
+				 (unsigned long long)ex->hi_from);
 			check_problem(w->ctx, PR_TREE_KEY_RANGE, &(struct problem_ctx){
 				.root = r->objectid, .block = eb->start, .key = last,
 				.detail = detail });
@@ -334,9 +401,11 @@ static void walk_node_children(struct tree_walk *w, const struct walk_root *r,
 		if (i + 1 < nr) {
 			child.has_hi = true;
 			btrfs_node_key_to_cpu(eb, &child.hi, i + 1);
+			child.hi_from = eb->start;
 		} else if (ex->has_hi) {
 			child.has_hi = true;
 			child.hi = ex->hi;
+			child.hi_from = ex->hi_from;
 		}
 		child.partial = state == 0;
 		if (!r->log) {

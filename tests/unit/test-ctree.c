@@ -728,6 +728,103 @@ START_TEST(test_ctree_insert_existing_full)
 }
 END_TEST
 
+/* the guard of the next test: keys (300 INODE_ITEM [1001, 1101)) are refused */
+static int guard_range(void *data, struct btrfs_root *root, const struct btrfs_key *key)
+{
+	int *asked = data;
+
+	(void)root;
+	(*asked)++;
+	return key->objectid == 300 && key->offset >= 1001 && key->offset < 1101 ? -EACCES : 0;
+}
+
+/* the key of slot @slot of @node */
+static void node_key(const struct extent_buffer *node, int slot, struct btrfs_key *key)
+{
+	btrfs_node_key_to_cpu(node, key, slot);
+}
+
+/*
+ * The key guard refuses inserts and key changes into its range before
+ * they touch anything, and nothing once removed.  btrfs_set_node_key_safe
+ * keeps the order of the node and, for a first slot, the nodes above.
+ */
+START_TEST(test_ctree_key_guard_and_node_key)
+{
+	struct btrfs_key_guard guard;
+	struct btrfs_key key, k0, k1;
+	struct btrfs_path path;
+	struct test_fs tfs;
+	struct btrfs_root *root;
+	struct extent_buffer *node;
+	u8 buf[40];
+	int asked = 0, slot;
+	u64 i, n = 20000;
+
+	test_fs_create(&tfs, 4096, 256ULL << 20, 0);
+	root = test_fs_new_tree(&tfs, BTRFS_FIRST_FREE_OBJECTID);
+	memset(buf, 0x5a, sizeof(buf));
+	for (i = 0; i < n; i++) {
+		key = (struct btrfs_key){ 300, BTRFS_INODE_ITEM_KEY, 2 * i };
+		ck_assert_int_eq(btrfs_insert_item(tfs.trans, root, &key, buf, sizeof(buf)), 0);
+	}
+	ck_assert_int_ge(btrfs_eb_level(root->node), 2);
+	guard = (struct btrfs_key_guard){ guard_range, &asked };
+	btrfs_set_key_guard(tfs.fs, &guard);
+	key = (struct btrfs_key){ 300, BTRFS_INODE_ITEM_KEY, 1051 };
+	ck_assert_int_eq(btrfs_insert_item(tfs.trans, root, &key, buf, sizeof(buf)), -EACCES);
+	key.offset = 2001;
+	ck_assert_int_eq(btrfs_insert_item(tfs.trans, root, &key, buf, sizeof(buf)), 0);
+	/* an existing item may not take a key in the range either */
+	key.offset = 1100;
+	btrfs_init_path(&path);
+	ck_assert_int_eq(btrfs_search_slot(tfs.trans, root, &key, &path, 0, 1), 0);
+	key.offset = 1099;
+	ck_assert_int_eq(btrfs_set_item_key_safe(tfs.trans, root, &path, &key), -EACCES);
+	btrfs_release_path(&path);
+	ck_assert_int_ge(asked, 3);
+	btrfs_set_key_guard(tfs.fs, NULL);
+	key.offset = 1051;
+	ck_assert_int_eq(btrfs_insert_item(tfs.trans, root, &key, buf, sizeof(buf)), 0);
+	ck_assert_int_eq(asked, 3);
+
+	/* slot 1 of a level-1 node: its key lowered into the gap below it */
+	test_fs_commit(&tfs);
+	key = (struct btrfs_key){ 300, BTRFS_INODE_ITEM_KEY, 2 * (n / 2) };
+	btrfs_init_path(&path);
+	path.lowest_level = 1;
+	ck_assert_int_ge(btrfs_search_slot(tfs.trans, root, &key, &path, 0, 1), 0);
+	node = path.nodes[1];
+	slot = path.slots[1] > 0 ? path.slots[1] : 1;
+	path.slots[1] = slot;
+	node_key(node, slot, &k1);
+	node_key(node, slot - 1, &k0);
+	key = k1;
+	key.offset--;
+	ck_assert_int_eq(btrfs_set_node_key_safe(tfs.trans, &path, 1, &key), 0);
+	node_key(node, slot, &key);
+	ck_assert_uint_eq(key.offset, k1.offset - 1);
+	/* not at or below the key before it */
+	ck_assert_int_eq(btrfs_set_node_key_safe(tfs.trans, &path, 1, &k0), -EINVAL);
+	ck_assert_int_eq(btrfs_set_node_key_safe(tfs.trans, &path, 1, &k1), 0);
+	/* slot 0: the key of the node in its parent follows */
+	path.slots[1] = 0;
+	node_key(node, 0, &k0);
+	key = k0;
+	key.offset++;
+	ck_assert_int_eq(btrfs_set_node_key_safe(tfs.trans, &path, 1, &key), 0);
+	node_key(path.nodes[2], path.slots[2], &k1);
+	ck_assert_int_eq(btrfs_comp_cpu_keys(&k1, &key), 0);
+	ck_assert_int_eq(btrfs_set_node_key_safe(tfs.trans, &path, 1, &k0), 0);
+	node_key(path.nodes[2], path.slots[2], &k1);
+	ck_assert_int_eq(btrfs_comp_cpu_keys(&k1, &k0), 0);
+	btrfs_release_path(&path);
+	test_fs_commit(&tfs);
+	test_fs_verify_extents(&tfs);
+	test_fs_destroy(&tfs);
+}
+END_TEST
+
 Suite *ctree_suite(void)
 {
 	Suite *s = suite_create("ctree");
@@ -737,6 +834,7 @@ Suite *ctree_suite(void)
 	tcase_add_test(tc, test_ctree_item_limits);
 	tcase_add_test(tc, test_ctree_insert_existing_full);
 	tcase_add_test(tc, test_ctree_sequential);
+	tcase_add_test(tc, test_ctree_key_guard_and_node_key);
 	tcase_add_test(tc, test_ctree_random_seed1);
 	tcase_add_test(tc, test_ctree_random_seed2);
 	tcase_add_test(tc, test_ctree_random_seed3);

@@ -14,7 +14,8 @@
 #   copies are dropped;
 # - copied, the stray copy of one changed: refused, nothing written;
 # - in a level-2 tree (4 KiB nodes), items moved to the last leaf of a
-#   node, whose bound is the root's key for the next node: moved back;
+#   node, whose bound is the root's key for the next node (the finding
+#   names the root): moved back;
 # - a node: two key pointers of a level-1 node moved to the end of its
 #   left neighbour: the items of the leaves under them move where they sort and the emptied leaves leave the tree.
 
@@ -109,18 +110,9 @@ elif cmd == 'leaf-map':
 PY
 }
 
-# file_sums IMG OUT: the sha256 of every file, read by the kernel
-file_sums()
-{
-	mount_image "$1" "$mnt" ro
-	(cd "$mnt" && find . -type f -print0 | sort -z | xargs -0 sha256sum) > "$2" ||
-		{ umount_image "$mnt"; fail "cannot read the files"; }
-	umount_image "$mnt" || fail "umount failed"
-}
-
 expect_same_files()
 {
-	file_sums "$img" "$TEST_TMP/sums.after"
+	file_sums "$img" "$TEST_TMP/sums.after" ro
 	compare_outputs "$TEST_TMP/sums.before" "$TEST_TMP/sums.after" ||
 		fail "the files do not read what they read before the damage"
 }
@@ -140,13 +132,21 @@ pick()
 	[ -n "$right" ] || fail "no leaves to damage"
 	mapfile -t keys < <(tree "$img" keys "$right" 1 3)
 	[ "${#keys[@]}" -eq 3 ] || fail "cannot read the keys of leaf $right"
+	# the node the left leaf's bound is a key of: its parent, or the root
+	read -r bound _ < <(edit parent-of 5 "$left") || fail "no parent of $left"
+	if [ "$1" = pair-across ]; then
+		read -r bound _ < <(edit parent-of 5 "$bound") || fail "no root above $left"
+		bound="node $bound"
+	else
+		bound="parent $bound"
+	fi
 }
 
 # a fresh base image, its files' sums, and the leaves to damage
 setup()
 {
 	img=$(fsck_base_image) || exit
-	[ -f "$TEST_TMP/sums.before" ] || file_sums "$img" "$TEST_TMP/sums.before"
+	[ -f "$TEST_TMP/sums.before" ] || file_sums "$img" "$TEST_TMP/sums.before" ro
 	pick pair
 }
 
@@ -172,7 +172,7 @@ moved_back()
 expect_damage()
 {
 	expect_codes "$img" TREE_KEY_RANGE
-	grep -q "^ERROR: \[TREE_KEY_RANGE\] tree 5: block $left key ${keys[2]} outside the range its parent allows" \
+	grep -q "^ERROR: \[TREE_KEY_RANGE\] tree 5: block $left key ${keys[2]} outside the range its parent allows: expect keys below .* (next key in $bound)\$" \
 		"$TEST_TMP/check.out" || fail "not the expected TREE_KEY_RANGE"
 	btrfs check --readonly --mode=lowmem "$img" > "$TEST_TMP/lowmem.out" 2>&1 &&
 		{ cat "$TEST_TMP/lowmem.out" >&2; fail "btrfs check --mode=lowmem calls the damage clean"; }
@@ -241,7 +241,7 @@ head -c 200000 /dev/urandom > "$mnt/data" || fail "cannot write a file"
 umount_image "$mnt" || fail "umount failed"
 "$GHEE" check "$nodes" > "$TEST_TMP/node-check.out" 2>&1 ||
 	{ cat "$TEST_TMP/node-check.out" >&2; fail "the new image is not clean"; }
-file_sums "$nodes" "$TEST_TMP/sums.before"
+file_sums "$nodes" "$TEST_TMP/sums.before" ro
 
 # the last leaf of a node: the key it must stay below is the root's
 img=$TEST_TMP/across.img

@@ -61,6 +61,12 @@ header checksum, so the damage reaches the checks behind the checksum.
         again with their data end to end; key order is not checked
   btrfs-edit.py IMG move-ptrs SRC SLOT N DST
         the same for N key pointers of node SRC, to the end of node DST
+  btrfs-edit.py IMG children NODE
+        one line per key pointer of node NODE: "SLOT CHILD KEY FIRST LAST
+        NR", each key as three numbers: the pointer's key, the first and
+        last keys of the child (an item's or a key pointer's), its count
+  btrfs-edit.py IMG set-ptr-key NODE SLOT OBJECTID TYPE OFFSET
+        rewrite the key of key pointer SLOT of node NODE (no re-sorting)
 
 TREE is a tree id (1 root, 2 extent, 5 fs, 10 free space, ...).  Exit 0 on
 success, 1 when the item is not found or the image is not supported.
@@ -404,6 +410,28 @@ def main(argv):
         struct.pack_into('<I', sdata, 96, snr - n)
         img.write_block(dst, ddata)
         img.write_block(src, sdata)
+    elif cmd == 'children':
+        data = img.read_block(args[0])
+        nr, level = img.header(data)
+        if not level:
+            raise SystemExit('%d is not a node' % args[0])
+        for slot in range(nr):
+            key = struct.unpack_from('<QBQ', data, 101 + 33 * slot)
+            child = struct.unpack_from('<Q', data, 101 + 33 * slot + 17)[0]
+            cdata = img.read_block(child)
+            cnr, clevel = img.header(cdata)
+            step = 33 if clevel else 25
+            first = struct.unpack_from('<QBQ', cdata, 101)
+            last = struct.unpack_from('<QBQ', cdata, 101 + step * (cnr - 1))
+            print(slot, child, *key, *first, *last, cnr)
+    elif cmd == 'set-ptr-key':
+        node, slot, obj, typ, koff = args
+        data = img.read_block(node)
+        nr, level = img.header(data)
+        if not level or slot >= nr:
+            raise SystemExit('no key pointer %d in %d' % (slot, node))
+        struct.pack_into('<QBQ', data, 101 + 33 * slot, obj, typ, koff)
+        img.write_block(node, data)
     elif cmd in ('break-csum', 'break-block'):
         # break-block: the header's bytenr too, so that the block is not
         # one whose checksum alone is wrong (which a repair may take back)

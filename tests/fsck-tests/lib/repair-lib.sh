@@ -36,8 +36,21 @@
 #   new_structural BEFORE AFTER
 #                            the structural codes in AFTER and not in BEFORE
 #   super_digest IMG         a digest of the primary superblock (the commit point)
-#   fault_injection_build    builds (cached, shared with mkfs-tests/050) a
-#                            --enable-fault-injection ghee; sets FGHEE
+#   fault_runs DAMAGED VARIABLE [PASSES]
+#                            $FGHEE repairs copies of DAMAGED with VARIABLE=N
+#                            (GHEE_FAIL_WRITE_AT, ...), N = 1, 2, ... until no
+#                            fault hits: no run crashes or has a sanitizer
+#                            report, each leaves the old image (the same
+#                            findings, the same primary superblock) or a clean
+#                            one, the undo file of a failed one puts back the
+#                            original bytes, the run without a fault commits
+#                            PASSES (1) transactions; fault_run_check N RC is
+#                            called after each faulted run when defined
+#   fault_injection_build [--sanitizers]
+#                            builds (cached, shared with mkfs-tests/050) a
+#                            --enable-fault-injection ghee of this checkout;
+#                            sets FGHEE; --sanitizers: with ASan/UBSan when
+#                            $GHEE has them
 
 PROGS619=/work/shared/tools/btrfs-progs-6.19/btrfs
 [ -x "$PROGS619" ] || PROGS619=
@@ -259,18 +272,93 @@ super_digest()
 	dd if="$1" bs=4096 skip=16 count=1 status=none | md5sum | cut -d' ' -f1
 }
 
+# the sorted findings of IMG, one "CODE message" per line
+sorted_findings()
+{
+	"$GHEE" check --format json "$1" > "$TEST_TMP/f.json" 2> /dev/null
+	python3 - "$TEST_TMP/f.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+out = []
+for ph in doc.get("phases", []):
+    for m in ph.get("messages", []):
+        if m.get("type") == "finding":
+            out.append(m["code"] + " " + m["message"])
+for line in sorted(out):
+    print(line)
+PY
+}
+
+fault_runs()
+{
+	local damaged=$1 var=$2 passes=${3:-1} n=1 img=$TEST_TMP/try.img undo=$TEST_TMP/try.undo rc hit sb
+
+	sorted_findings "$damaged" > "$TEST_TMP/before"
+	[ -s "$TEST_TMP/before" ] || fail "the damaged image is clean"
+	sb=$(super_digest "$damaged")
+	while :; do
+		cp --sparse=always "$damaged" "$img"
+		rm -f "$undo"
+		env "$var=$n" "$FGHEE" check --repair --undo "$undo" --format json "$img" > "$TEST_TMP/try.json" 2> "$TEST_TMP/try.err"
+		rc=$?
+		if _status_is_crash $rc || grep -qE 'AddressSanitizer|LeakSanitizer|runtime error:' "$TEST_TMP/try.err"; then
+			cat "$TEST_TMP/try.err" >&2
+			fail "$var=$n: crash or sanitizer report (status $rc)"
+		fi
+		hit=$(grep -c "fault injection" "$TEST_TMP/try.err")
+		sorted_findings "$img" > "$TEST_TMP/after"
+		if [ -s "$TEST_TMP/after" ]; then
+			cmp -s "$TEST_TMP/before" "$TEST_TMP/after" ||
+				{ diff "$TEST_TMP/before" "$TEST_TMP/after" >&2; fail "$var=$n: the image is neither the old one nor repaired"; }
+			[ "$(super_digest "$img")" = "$sb" ] ||
+				fail "$var=$n: the old findings under a new primary superblock"
+		fi
+		if [ "$hit" -eq 0 ]; then
+			[ $rc -eq "$CHECK_CORRECTED" ] || fail "$var=$n: no fault, yet status $rc"
+			[ -s "$TEST_TMP/after" ] && fail "$var=$n: repair without faults left findings"
+			grep -q "\"transactions\": *$passes," "$TEST_TMP/try.json" ||
+				fail "$var=$n: not $passes transactions"
+			break
+		fi
+		[ $((rc & CHECK_CANNOT)) -ne 0 ] || fail "$var=$n: a fault, yet status $rc"
+		if declare -F fault_run_check > /dev/null; then
+			fault_run_check "$n" "$rc"
+		fi
+		if [ -e "$undo" ]; then
+			"$GHEE" undo --force-incomplete "$undo" "$img" > /dev/null 2> "$TEST_TMP/undo.err" ||
+				{ cat "$TEST_TMP/undo.err" >&2; fail "$var=$n: undo failed"; }
+			same_bytes "$img" "$damaged" || fail "$var=$n: undo did not restore the original bytes"
+		fi
+		n=$((n + 1))
+		[ $n -le 400 ] || fail "$var: more than 400 faults, the repair never completes"
+	done
+	echo "$var: $((n - 1)) faulted runs" >&2
+	[ $n -gt 1 ] || fail "$var: the first fault never hit"
+}
+
 fault_injection_build()
 {
-	local fb=$CACHE/mkfs-fault-build
+	local fb=$CACHE/mkfs-fault-build conf=(--enable-fault-injection)
 
+	# --sanitizers: an ASan/UBSan build when $GHEE is one (the sanitizer
+	# pass then judges the error paths the faults take)
+	if [ "${1:-}" = --sanitizers ] && grep -q __asan_init "$GHEE" 2>/dev/null; then
+		fb=$CACHE/fault-build-asan
+		conf+=(--enable-sanitizers)
+	fi
 	mkdir -p "$fb"
+	# the cache may be shared with another checkout: never build its sources
+	if [ -f "$fb/Makefile" ] && ! grep -qxF "abs_top_srcdir = $TOP" "$fb/Makefile"; then
+		fb=$fb/$(printf %s "$TOP" | md5sum | cut -c1-12)
+		mkdir -p "$fb"
+	fi
 	(
 		exec 9> "$fb/.lock"
 		flock 9
 		cd "$fb" || exit 1
 		if [ ! -f Makefile ] || [ "$TOP/configure" -nt Makefile ]; then
 			[ -x "$TOP/configure" ] || (cd "$TOP" && autoreconf -fi) || exit 1
-			"$TOP/configure" -q --enable-fault-injection || exit 1
+			"$TOP/configure" -q "${conf[@]}" || exit 1
 		fi
 		make -j"$(nproc)" ghee >/dev/null || exit 1
 	) > "$TEST_TMP/build.log" 2>&1 ||
