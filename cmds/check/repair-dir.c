@@ -142,8 +142,6 @@ static int rebuild_copy(struct repair_ctx *r, const struct problem_ctx *p,
 		    (unsigned long long)to.objectid,
 		    want_index ? "DIR_INDEX" : "DIR_ITEM",
 		    (unsigned long long)to.offset, name);
-	if (!r->trans)
-		return 0;
 	return add_entry(r, root, &to, &e);
 }
 

@@ -130,10 +130,9 @@ static int fix_fields(struct repair_ctx *r, const struct problem_ctx *p,
 			    "root %llu (%llu INODE_ITEM 0) %s",
 			    (unsigned long long)p->root, (unsigned long long)p->inode,
 			    field_names[fields[i]]);
-		if (r->trans)
-			set_field(ii, fields[i], want);
+		set_field(ii, fields[i], want);
 	}
-	if (r->trans && changed)
+	if (changed)
 		btrfs_mark_buffer_dirty(r->trans, path.nodes[0]);
 	btrfs_release_path(&path);
 	/* nothing to change (any more): an earlier fix of the pass did it */
@@ -350,10 +349,6 @@ int repair_dir_isize(struct repair_ctx *r, const struct problem_ctx *p)
 	ret = repair_count_dir_size(r, root, p->inode, &q.expected);
 	if (ret)
 		return ret;
-	/* a dry run: what earlier planned fixes did to the directory counts */
-	ret = repair_plan_dir_isize(r, root, p->inode, q.expected);
-	if (ret != -ENOENT)
-		return ret;
 	return fix_fields(r, &q, f, 1, rule_expected);
 }
 
@@ -388,12 +383,10 @@ int repair_inode_flags(struct repair_ctx *r, const struct problem_ctx *p)
 static u64 rule_generation(struct repair_ctx *r, const struct btrfs_inode_item *ii,
 			   enum inode_field f, u64 expected)
 {
-	u64 gen = btrfs_super_generation(&r->fs_info->super_copy);
+	u64 gen = r->trans->transid - 1;
 	u64 v = get_field(ii, f);
 
 	(void)expected;
-	if (r->trans)
-		gen = r->trans->transid - 1;
 	return v > gen + 1 ? gen : v;
 }
 
@@ -459,7 +452,7 @@ int repair_inode_item_missing(struct repair_ctx *r, const struct problem_ctx *p)
 	struct btrfs_key key = { p->inode, BTRFS_INODE_ITEM_KEY, 0 };
 	struct btrfs_inode_params ip = { 0 };
 	struct btrfs_path path;
-	u64 names, gen;
+	u64 names;
 	u32 fmt;
 	int ret;
 
@@ -488,14 +481,11 @@ int repair_inode_item_missing(struct repair_ctx *r, const struct problem_ctx *p)
 	if (!ip.nlink)
 		return -ENOLINK;	/* no name to reach it by */
 	ip.mode = fmt | (fmt == 0040000 ? 0755 : 0644);
-	gen = r->trans ? r->trans->transid - 1 : btrfs_super_generation(&r->fs_info->super_copy);
-	ip.generation = ip.transid = gen;
+	ip.generation = ip.transid = r->trans->transid - 1;
 	repair_note(r, REPAIR_OP_INSERT, false, 0, 0,
 		    "root %llu (%llu INODE_ITEM 0) mode 0%o nlink %u size %llu nbytes %llu",
 		    (unsigned long long)p->root, (unsigned long long)p->inode, ip.mode,
 		    ip.nlink, (unsigned long long)ip.size, (unsigned long long)ip.nbytes);
-	if (!r->trans)
-		return 0;
 	ip.atime.sec = ip.ctime.sec = ip.mtime.sec = ip.otime.sec = (u64)time(NULL);
 	return btrfs_insert_inode(r->trans, root, p->inode, &ip);
 }

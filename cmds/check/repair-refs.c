@@ -20,9 +20,6 @@
  * A damaged name (the same index, another name in the ref) is written
  * again from the dir entries when the dir item and dir index agree (two
  * copies against one); otherwise it is left to the dir entry actions.
- * The dry run writes nothing: what an earlier planned fix changed (names
- * added or removed, a ref replaced) is remembered (repair-lost-found.c)
- * so that the plan describes what the repair does.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -211,8 +208,6 @@ static int drop_entry(struct repair_ctx *r, struct btrfs_root *root,
 		    (unsigned long long)key->objectid, key_type_name(key->type),
 		    (unsigned long long)key->offset, name);
 	*dropped = true;
-	if (!r->trans)
-		return 0;
 	return repair_cut_entry(r, root, key, off, len);
 }
 
@@ -227,8 +222,6 @@ static int drop_ref(struct repair_ctx *r, struct btrfs_root *root, u64 ino,
 	ret = drop_entry(r, root, &key, n->name, n->parent, &dropped);
 	if (!ret && !dropped)
 		ret = -ENOENT;
-	if (!ret)
-		ret = repair_plan_names(r, root->root_key.objectid, ino, -1);
 	return ret;
 }
 
@@ -365,8 +358,6 @@ static int replace_damaged_ref(struct repair_ctx *r, struct btrfs_root *root,
 		    "root %llu (%llu INODE_REF %llu) index %llu name %s",
 		    (unsigned long long)p->root, (unsigned long long)ino,
 		    (unsigned long long)dir, (unsigned long long)p->index, p->name);
-	if (!r->trans)
-		return repair_plan_ref_dropped(r, p->root, ino, dir, p->index);
 	ret = repair_cut_entry(r, root, &key, off, len);
 	if (ret)
 		return ret;
@@ -426,8 +417,6 @@ int repair_inode_ref_missing(struct repair_ctx *r, const struct problem_ctx *p)
 		ret = has_ref_at(root, ino, dir, index, &bad);
 		if (ret < 0)
 			return ret;
-		if (ret && repair_ref_planned_dropped(r, p->root, ino, dir, index))
-			ret = 0;
 		if (ret)
 			return replace_damaged_ref(r, root, p, &bad, lookup == 0);
 	}
@@ -437,31 +426,24 @@ int repair_inode_ref_missing(struct repair_ctx *r, const struct problem_ctx *p)
 	ret = repair_count_names(root, ino, &names, NULL, NULL);
 	if (ret)
 		return ret;
-	if (is_dir_mode(&ii) && repair_names_now(r, p->root, names, ino))
+	if (is_dir_mode(&ii) && names)
 		return -EEXIST;		/* a directory has one name */
 	if (!has_index) {
-		ret = repair_take_dir_index(r, root, dir, &index);
+		ret = btrfs_next_dir_index(root, dir, &index);
 		if (ret)
 			return ret;
 		repair_note(r, REPAIR_OP_INSERT, false, 0, 0,
 			    "root %llu (%llu DIR_INDEX %llu) name %s -> inode %llu",
 			    (unsigned long long)p->root, (unsigned long long)dir,
 			    (unsigned long long)index, p->name, (unsigned long long)ino);
-		if (r->trans) {
-			ret = insert_dir_index(r, root, dir, index, ino, type, p->name);
-			if (ret)
-				return ret;
-		}
 		/* the size: DIR_ISIZE recounts it */
-		ret = repair_plan_dir_entries(r, root, dir, (s64)len);
+		ret = insert_dir_index(r, root, dir, index, ino, type, p->name);
 		if (ret)
 			return ret;
 	}
 	repair_note(r, REPAIR_OP_INSERT, false, 0, 0, "root %llu (%llu INODE_REF %llu) index %llu name %s",
 		    (unsigned long long)p->root, (unsigned long long)ino,
 		    (unsigned long long)dir, (unsigned long long)index, p->name);
-	if (!r->trans)
-		return repair_plan_names(r, p->root, ino, 1);
 	return btrfs_insert_inode_ref(r->trans, root, p->name, (int)len, ino, dir, index);
 }
 
@@ -503,8 +485,6 @@ int repair_inode_ref_unmatched(struct repair_ctx *r, const struct problem_ctx *p
 		return 1;	/* replaced by an earlier fix */
 	if (ret)
 		return ret;
-	if (repair_ref_planned_dropped(r, p->root, ino, dir, n.index))
-		return 1;
 	ret = btrfs_read_inode(root, dir, &di);
 	if (ret && ret != -ENOENT)
 		return ret;
@@ -532,16 +512,10 @@ int repair_inode_ref_unmatched(struct repair_ctx *r, const struct problem_ctx *p
 			    "root %llu (%llu DIR_INDEX %llu) name %s -> inode %llu",
 			    (unsigned long long)p->root, (unsigned long long)dir,
 			    (unsigned long long)n.index, n.name, (unsigned long long)ino);
-		if (r->trans) {
-			struct btrfs_key l = { ino, BTRFS_INODE_ITEM_KEY, 0 };
-
-			ret = btrfs_insert_dir_item(r->trans, root, n.name, n.len, dir, &l,
-						    type, n.index);
-			if (ret)
-				return ret;
-		}
 		/* the size: DIR_ISIZE recounts it */
-		return repair_plan_dir_entries(r, root, dir, 2 * (s64)n.len);
+		return btrfs_insert_dir_item(r->trans, root, n.name, n.len, dir,
+					     &(struct btrfs_key){ ino, BTRFS_INODE_ITEM_KEY, 0 },
+					     type, n.index);
 	}
 	/* no directory to hold the name */
 	ret = drop_ref(r, root, ino, &n);
@@ -550,7 +524,7 @@ int repair_inode_ref_unmatched(struct repair_ctx *r, const struct problem_ctx *p
 	ret = repair_count_names(root, ino, &names, NULL, NULL);
 	if (ret)
 		return ret;
-	if (repair_names_now(r, p->root, names, ino))
+	if (names)
 		return 0;
 	return repair_link_to_lost_found(r, p->root, ino);
 }
@@ -576,8 +550,6 @@ int repair_dir_index_missing_ref(struct repair_ctx *r, const struct problem_ctx 
 	if (ret)	/* > 0: the name went with an earlier fix (DIR_ITEM_HASH) */
 		return ret < 0 ? ret : 1;
 	ret = find_ref(root, loc.objectid, p->inode, p->name, &n);
-	if (ret == -ENOENT && repair_names_now(r, p->root, 0, loc.objectid))
-		return 1;	/* the dry run: planned with the ref */
 	if (ret)
 		return ret == -ENOENT ? -ENODATA : ret;
 	{
@@ -654,8 +626,6 @@ static int move_extref(struct repair_ctx *r, struct btrfs_root *root,
 		return -EOPNOTSUPP;
 	key = (struct btrfs_key){ p->inode, BTRFS_INODE_EXTREF_KEY, off_found };
 	btrfs_init_path(&path);
-	if (repair_ref_planned_dropped(r, p->root, p->inode, p->found, p->index))
-		return 1;	/* replaced by an earlier planned fix */
 	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
 	if (ret) {
 		btrfs_release_path(&path);
@@ -699,8 +669,6 @@ static int move_extref(struct repair_ctx *r, struct btrfs_root *root,
 		    "root %llu inode ref of %llu in %llu index %llu name %s",
 		    (unsigned long long)p->root, (unsigned long long)p->inode,
 		    (unsigned long long)p->found, (unsigned long long)p->index, name);
-	if (!r->trans)
-		return 0;
 	ret = repair_cut_entry(r, root, &key, off, len);
 	if (ret)
 		return ret;
@@ -738,8 +706,6 @@ int repair_inode_ref_invalid(struct repair_ctx *r, const struct problem_ctx *p)
 		    "root %llu (%llu INODE_REF %llu) entry of index %llu (%s)",
 		    (unsigned long long)p->root, (unsigned long long)p->inode,
 		    (unsigned long long)p->found, (unsigned long long)p->index, d);
-	if (!r->trans)
-		return repair_plan_names(r, p->root, p->inode, -1);
 	return repair_cut_entry(r, root, &key, off, len);
 }
 
@@ -750,8 +716,7 @@ int repair_inode_ref_invalid(struct repair_ctx *r, const struct problem_ctx *p)
 int repair_inode_nlink_or_lost(struct repair_ctx *r, const struct problem_ctx *p)
 {
 	struct btrfs_root *root = repair_get_root(r, p->root);
-	struct btrfs_inode_item ii;
-	u64 names, now;
+	u64 names;
 	int ret;
 
 	if (!root)
@@ -759,21 +724,9 @@ int repair_inode_nlink_or_lost(struct repair_ctx *r, const struct problem_ctx *p
 	ret = repair_count_names(root, p->inode, &names, NULL, NULL);
 	if (ret)
 		return ret;
-	now = repair_names_now(r, p->root, names, p->inode);
-	if (!now)
+	if (!names)
 		return repair_link_to_lost_found(r, p->root, p->inode);
-	if (now == names)
-		return repair_inode_nlink(r, p);
-	/* a dry run after planned names: the count the repair will see */
-	ret = btrfs_read_inode(root, p->inode, &ii);
-	if (ret)
-		return ret;
-	if (btrfs_inode_nlink(&ii) == now)
-		return 1;
-	repair_note(r, REPAIR_OP_CHANGE, true, btrfs_inode_nlink(&ii), now,
-		    "root %llu (%llu INODE_ITEM 0) nlink", (unsigned long long)p->root,
-		    (unsigned long long)p->inode);
-	return 0;
+	return repair_inode_nlink(r, p);
 }
 
 /* does the chain of first names from @dir reach the top without @ino? */
@@ -894,8 +847,6 @@ int repair_dir_nlink(struct repair_ctx *r, const struct problem_ctx *p)
 	repair_note(r, REPAIR_OP_CHANGE, true, btrfs_inode_nlink(&ii), 1,
 		    "root %llu (%llu INODE_ITEM 0) nlink", (unsigned long long)p->root,
 		    (unsigned long long)p->inode);
-	if (!r->trans)
-		return 0;
 	btrfs_set_inode_nlink(&ii, 1);
 	return btrfs_update_inode(r->trans, root, p->inode, &ii);
 }
