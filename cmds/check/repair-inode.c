@@ -157,65 +157,39 @@ static int has_items(struct btrfs_root *root, u64 objectid, u8 type)
 	return ret;
 }
 
+struct name_count {
+	u64 count;
+	u64 *parent;
+	u64 *index;
+};
+
+static int count_name(const struct btrfs_key *key, const struct btrfs_name_entry *e,
+		      void *data)
+{
+	struct name_count *c = data;
+
+	(void)key;
+	if (!c->count && c->parent) {
+		*c->parent = e->parent;
+		*c->index = e->index;
+	}
+	c->count++;
+	return 0;
+}
+
 /*
  * The names of inode @ino: the entries of its INODE_REF and INODE_EXTREF
- * items.  With @parent, @index and @name: the first of them.
+ * items.  With @parent and @index: those of the first.
  */
 int repair_count_names(struct btrfs_root *root, u64 ino, u64 *count, u64 *parent,
 		       u64 *index)
 {
-	struct btrfs_key key = { ino, BTRFS_INODE_REF_KEY, 0 };
-	struct btrfs_path path;
-	int ret;
+	struct name_count c = { 0, parent, index };
+	int ret = btrfs_for_each_name(root, ino, BTRFS_INODE_REF_KEY, BTRFS_INODE_EXTREF_KEY,
+				      count_name, &c);
 
-	*count = 0;
-	ret = btrfs_search_first(root, &key, &path);
-	while (ret == 0) {
-		const u8 *p;
-		u32 size, cur = 0;
-
-		btrfs_path_key(&path, &key);
-		if (key.objectid != ino || key.type > BTRFS_INODE_EXTREF_KEY)
-			break;
-		if (key.type != BTRFS_INODE_REF_KEY && key.type != BTRFS_INODE_EXTREF_KEY)
-			goto next;
-		p = btrfs_item_ptr_raw(path.nodes[0], path.slots[0]);
-		size = btrfs_item_size(path.nodes[0], path.slots[0]);
-		while (cur < size) {
-			u64 par, idx;
-			u32 step;
-
-			if (key.type == BTRFS_INODE_REF_KEY) {
-				const struct btrfs_inode_ref *ref = (const void *)(p + cur);
-
-				if (cur + sizeof(*ref) > size)
-					break;
-				par = key.offset;
-				idx = btrfs_inode_ref_index(ref);
-				step = sizeof(*ref) + btrfs_inode_ref_name_len(ref);
-			} else {
-				const struct btrfs_inode_extref *ref = (const void *)(p + cur);
-
-				if (cur + sizeof(*ref) > size)
-					break;
-				par = btrfs_inode_extref_parent(ref);
-				idx = btrfs_inode_extref_index(ref);
-				step = sizeof(*ref) + btrfs_inode_extref_name_len(ref);
-			}
-			if (cur + step > size)
-				break;
-			if (!*count && parent) {
-				*parent = par;
-				*index = idx;
-			}
-			(*count)++;
-			cur += step;
-		}
-next:
-		ret = btrfs_next_item(root, &path);
-	}
-	btrfs_release_path(&path);
-	return ret < 0 ? ret : 0;
+	*count = c.count;
+	return ret;
 }
 
 /*
@@ -346,7 +320,7 @@ int repair_dir_isize(struct repair_ctx *r, const struct problem_ctx *p)
 
 	if (!root)
 		return -ENOENT;
-	ret = repair_count_dir_size(r, root, p->inode, &q.expected);
+	ret = repair_count_dir_size(root, p->inode, &q.expected);
 	if (ret)
 		return ret;
 	return fix_fields(r, &q, f, 1, rule_expected);
@@ -471,7 +445,7 @@ int repair_inode_item_missing(struct repair_ctx *r, const struct problem_ctx *p)
 		return ret;
 	if (fmt == 0040000) {
 		ip.nlink = 1;
-		ret = repair_count_dir_size(r, root, p->inode, &ip.size);
+		ret = repair_count_dir_size(root, p->inode, &ip.size);
 	} else {
 		ip.nlink = (u32)names;
 		ret = file_extents_span(root, p->inode, &ip.size, &ip.nbytes);

@@ -29,70 +29,55 @@
 
 /* ---- names ---- */
 
+struct entry_match {
+	const char *name;
+	size_t name_len;
+	u64 match;		/* (u64)-1: any */
+	u32 off;
+	u32 len;
+	struct btrfs_key location;
+	u8 type;
+};
+
+static int match_entry(const struct btrfs_key *key, const struct btrfs_name_entry *e,
+		       void *data)
+{
+	struct entry_match *m = data;
+
+	/* an INODE_REF's parent is its key: any entry may match */
+	if (m->match != (u64)-1 &&
+	    (key->type == BTRFS_INODE_EXTREF_KEY ? e->parent != m->match :
+	     key->type != BTRFS_INODE_REF_KEY && e->location.objectid != m->match))
+		return 0;
+	if (e->name_len != m->name_len || memcmp(e->name, m->name, m->name_len))
+		return 0;
+	m->off = e->off;
+	m->len = e->len;
+	m->location = e->location;
+	m->type = e->di ? btrfs_dir_type(e->di) : 0;
+	return 1;
+}
+
+/* the entry of the item at @key @m asks for: 0 found, 1 not there, <0 error */
+static int find_entry(struct btrfs_root *root, const struct btrfs_key *key,
+		      struct entry_match *m)
+{
+	int ret = btrfs_item_for_each_name(root, key, match_entry, m);
+
+	return ret > 0 ? 0 : !ret || ret == -ENOENT ? 1 : ret;
+}
+
 int repair_find_entry(struct btrfs_root *root, const struct btrfs_key *key,
 		      const char *name, size_t name_len, u64 match, u32 *off,
 		      u32 *len)
 {
-	struct btrfs_path path;
-	const u8 *p;
-	u32 size, cur = 0;
-	int ret;
+	struct entry_match m = { .name = name, .name_len = name_len, .match = match };
+	int ret = find_entry(root, key, &m);
 
-	btrfs_init_path(&path);
-	ret = btrfs_search_slot(NULL, root, key, &path, 0, 0);
-	if (ret) {
-		btrfs_release_path(&path);
-		return ret;
+	if (!ret) {
+		*off = m.off;
+		*len = m.len;
 	}
-	p = btrfs_item_ptr_raw(path.nodes[0], path.slots[0]);
-	size = btrfs_item_size(path.nodes[0], path.slots[0]);
-	ret = 1;
-	while (cur < size) {
-		const u8 *n;
-		u32 nl, step;
-		bool ok;
-
-		if (key->type == BTRFS_INODE_REF_KEY) {
-			const struct btrfs_inode_ref *ref = (const void *)(p + cur);
-
-			if (cur + sizeof(*ref) > size)
-				break;
-			nl = btrfs_inode_ref_name_len(ref);
-			n = (const u8 *)(ref + 1);
-			step = sizeof(*ref) + nl;
-			ok = true;
-		} else if (key->type == BTRFS_INODE_EXTREF_KEY) {
-			const struct btrfs_inode_extref *ref = (const void *)(p + cur);
-
-			if (cur + sizeof(*ref) > size)
-				break;
-			nl = btrfs_inode_extref_name_len(ref);
-			n = ref->name;
-			step = sizeof(*ref) + nl;
-			ok = btrfs_inode_extref_parent(ref) == match;
-		} else {
-			const struct btrfs_dir_item *di = (const void *)(p + cur);
-			struct btrfs_key loc;
-
-			if (cur + sizeof(*di) > size)
-				break;
-			nl = btrfs_dir_name_len(di);
-			n = (const u8 *)(di + 1);
-			step = sizeof(*di) + nl + btrfs_dir_data_len(di);
-			btrfs_disk_key_to_cpu(&loc, &di->location);
-			ok = loc.objectid == match;
-		}
-		if (cur + step > size)
-			break;
-		if (ok && nl == name_len && !memcmp(n, name, name_len)) {
-			*off = cur;
-			*len = step;
-			ret = 0;
-			break;
-		}
-		cur += step;
-	}
-	btrfs_release_path(&path);
 	return ret;
 }
 
@@ -100,36 +85,13 @@ int repair_lookup_name(struct btrfs_root *root, u64 dir, const char *name,
 		       size_t name_len, struct btrfs_key *location, u8 *type)
 {
 	struct btrfs_key key = { dir, BTRFS_DIR_ITEM_KEY, btrfs_name_hash(name, (int)name_len) };
-	struct btrfs_path path;
-	const u8 *p;
-	u32 size, cur = 0;
-	int ret;
+	struct entry_match m = { .name = name, .name_len = name_len, .match = (u64)-1 };
+	int ret = find_entry(root, &key, &m);
 
-	btrfs_init_path(&path);
-	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
-	if (ret) {
-		btrfs_release_path(&path);
-		return ret;
+	if (!ret) {
+		*location = m.location;
+		*type = m.type;
 	}
-	p = btrfs_item_ptr_raw(path.nodes[0], path.slots[0]);
-	size = btrfs_item_size(path.nodes[0], path.slots[0]);
-	ret = 1;
-	while (cur + sizeof(struct btrfs_dir_item) <= size) {
-		const struct btrfs_dir_item *di = (const void *)(p + cur);
-		u32 nl = btrfs_dir_name_len(di);
-		u32 step = sizeof(*di) + nl + btrfs_dir_data_len(di);
-
-		if (cur + step > size)
-			break;
-		if (nl == name_len && !memcmp(di + 1, name, name_len)) {
-			btrfs_disk_key_to_cpu(location, &di->location);
-			*type = btrfs_dir_type(di);
-			ret = 0;
-			break;
-		}
-		cur += step;
-	}
-	btrfs_release_path(&path);
 	return ret;
 }
 

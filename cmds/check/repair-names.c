@@ -143,24 +143,15 @@ struct dir_entry {
 static bool entry_find(const struct item_copy *it, const u8 *name, u32 name_len,
 		       u64 child, u32 from, struct dir_entry *e)
 {
-	u32 cur = from;
+	struct btrfs_name_entry x = { .off = from };
 
-	while (cur + DI_SIZE <= it->size) {
-		const struct btrfs_dir_item *di = (const void *)(it->data + cur);
-		u32 nl = btrfs_dir_name_len(di);
-		u32 step = DI_SIZE + nl + btrfs_dir_data_len(di);
-		struct btrfs_key loc;
-
-		if (cur + step > it->size)
-			return false;
-		btrfs_disk_key_to_cpu(&loc, &di->location);
-		if ((!name || (nl == name_len && !memcmp(di + 1, name, nl))) &&
-		    (child == (u64)-1 || loc.objectid == child)) {
-			*e = (struct dir_entry){ cur, step, loc.objectid,
-						 (const u8 *)(di + 1), nl };
+	while (btrfs_next_name_entry(it->key.type, it->data, it->size, &x) > 0) {
+		if ((!name || (x.name_len == name_len && !memcmp(x.name, name, name_len))) &&
+		    (child == (u64)-1 || x.location.objectid == child)) {
+			*e = (struct dir_entry){ x.off, x.len, x.location.objectid,
+						 x.name, x.name_len };
 			return true;
 		}
-		cur += step;
 	}
 	return false;
 }
@@ -220,6 +211,31 @@ struct ref_name {
 };
 
 /*
+ * The entry of the INODE_REF or INODE_EXTREF item (@type, @data, @size)
+ * in @dir holding @index ((u64)-1: any) named @name (NULL: any); the
+ * scan stops at a name too long to be one.  true with @out filled.
+ */
+static bool ref_entry_find(u8 type, const void *data, u32 size, u64 dir, u64 index,
+			   const u8 *name, u32 name_len, struct ref_name *out)
+{
+	struct btrfs_name_entry e = { 0 };
+
+	while (btrfs_next_name_entry(type, data, size, &e) > 0 &&
+	       e.name_len <= BTRFS_NAME_LEN) {
+		if ((type == BTRFS_INODE_REF_KEY || e.parent == dir) &&
+		    (index == (u64)-1 || e.index == index) &&
+		    (!name || (e.name_len == name_len && !memcmp(e.name, name, name_len)))) {
+			memcpy(out->name, e.name, e.name_len);
+			out->name_len = e.name_len;
+			out->off = e.off;
+			out->extref = type == BTRFS_INODE_EXTREF_KEY;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
  * Find the inode ref (or extref) of @child in @dir holding @index
  * ((u64)-1: any index, and then @name must match).  0 found, 1 not, <0.
  */
@@ -229,59 +245,29 @@ static int ref_find(struct btrfs_root *root, u64 child, u64 dir, u64 index,
 	struct btrfs_key key = { child, BTRFS_INODE_REF_KEY, dir };
 	struct item_copy it;
 	struct btrfs_path path;
-	u32 cur = 0;
+	bool found;
 	int ret;
 
 	ret = item_read(root, &key, &it);
 	if (ret < 0)
 		return ret;
-	while (ret == 0 && cur + REF_SIZE <= it.size) {
-		const struct btrfs_inode_ref *ref = (const void *)(it.data + cur);
-		u32 nl = btrfs_inode_ref_name_len(ref);
-
-		if (cur + REF_SIZE + nl > it.size || nl > BTRFS_NAME_LEN)
-			break;
-		if ((index == (u64)-1 || btrfs_inode_ref_index(ref) == index) &&
-		    (!name || (nl == name_len && !memcmp(ref + 1, name, nl)))) {
-			memcpy(out->name, ref + 1, nl);
-			out->name_len = nl;
-			out->off = cur;
-			out->extref = false;
-			item_free(&it);
-			return 0;
-		}
-		cur += REF_SIZE + nl;
-	}
+	found = !ret && ref_entry_find(key.type, it.data, it.size, dir, index, name,
+				       name_len, out);
 	item_free(&it);
+	if (found)
+		return 0;
 	/* extrefs: every one of the inode is looked at (rare, small) */
 	key = (struct btrfs_key){ child, BTRFS_INODE_EXTREF_KEY, 0 };
 	ret = btrfs_search_first(root, &key, &path);
 	while (ret == 0) {
-		const u8 *p;
-		u32 size;
-
 		btrfs_path_key(&path, &key);
 		if (key.objectid != child || key.type != BTRFS_INODE_EXTREF_KEY)
 			break;
-		p = btrfs_item_ptr_raw(path.nodes[0], path.slots[0]);
-		size = btrfs_item_size(path.nodes[0], path.slots[0]);
-		for (cur = 0; cur + sizeof(struct btrfs_inode_extref) <= size;) {
-			const struct btrfs_inode_extref *x = (const void *)(p + cur);
-			u32 nl = btrfs_inode_extref_name_len(x);
-
-			if (cur + sizeof(*x) + nl > size || nl > BTRFS_NAME_LEN)
-				break;
-			if (btrfs_inode_extref_parent(x) == dir &&
-			    (index == (u64)-1 || btrfs_inode_extref_index(x) == index) &&
-			    (!name || (nl == name_len && !memcmp(x->name, name, nl)))) {
-				memcpy(out->name, x->name, nl);
-				out->name_len = nl;
-				out->off = cur;
-				out->extref = true;
-				btrfs_release_path(&path);
-				return 0;
-			}
-			cur += sizeof(*x) + nl;
+		if (ref_entry_find(key.type, btrfs_item_ptr_raw(path.nodes[0], path.slots[0]),
+				   btrfs_item_size(path.nodes[0], path.slots[0]), dir, index,
+				   name, name_len, out)) {
+			btrfs_release_path(&path);
+			return 0;
 		}
 		ret = btrfs_next_item(root, &path);
 	}
