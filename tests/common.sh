@@ -354,8 +354,7 @@ fault_injection_build()
 		mkdir -p "$fb"
 	fi
 	(
-		exec 9> "$fb/.lock"
-		flock 9
+		cache_lock "$fb"
 		cd "$fb" || exit 1
 		if [ ! -f Makefile ] || [ "$TOP/configure" -nt Makefile ]; then
 			[ -x "$TOP/configure" ] || (cd "$TOP" && autoreconf -fi) || exit 1
