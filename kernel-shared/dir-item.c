@@ -2,7 +2,10 @@
 /*
  * Directory entries: DIR_ITEM keyed by the name hash (several entries
  * share one item when their hashes collide) and DIR_INDEX keyed by the
- * entry's sequence number, plus the whole link.
+ * entry's sequence number, plus the whole link.  And the one walk over
+ * the entries of every item that packs names (dir items and indexes,
+ * xattrs, inode refs and extrefs), bounded by the item: the checkers,
+ * the printers and the repair read names only through it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -139,6 +142,148 @@ int btrfs_add_link(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 		return ret;
 	btrfs_set_inode_size(&dir, btrfs_inode_size(&dir) + 2 * (u64)name_len);
 	return btrfs_update_inode(trans, root, parent, &dir);
+}
+
+int btrfs_walk_name_entry(u8 type, const void *item, u32 size, struct btrfs_name_entry *e)
+{
+	u32 off = e->off + e->len, hdr, name_len, data_len = 0, left;
+	const struct btrfs_dir_item *di = NULL;
+	u64 index = 0, parent = 0;
+	const u8 *p;
+
+	if (off >= size)
+		return 0;
+	p = (const u8 *)item + off;
+	switch (type) {
+	case BTRFS_DIR_ITEM_KEY:
+	case BTRFS_DIR_INDEX_KEY:
+	case BTRFS_XATTR_ITEM_KEY:
+		di = (const void *)p;
+		hdr = sizeof(*di);
+		if (size - off < hdr)
+			return -EUCLEAN;
+		name_len = btrfs_dir_name_len(di);
+		data_len = btrfs_dir_data_len(di);
+		break;
+	case BTRFS_INODE_REF_KEY: {
+		const struct btrfs_inode_ref *ref = (const void *)p;
+
+		hdr = sizeof(*ref);
+		if (size - off < hdr)
+			return -EUCLEAN;
+		name_len = btrfs_inode_ref_name_len(ref);
+		index = btrfs_inode_ref_index(ref);
+		break;
+	}
+	case BTRFS_INODE_EXTREF_KEY: {
+		const struct btrfs_inode_extref *ref = (const void *)p;
+
+		hdr = sizeof(*ref);
+		if (size - off < hdr)
+			return -EUCLEAN;
+		name_len = btrfs_inode_extref_name_len(ref);
+		index = btrfs_inode_extref_index(ref);
+		parent = btrfs_inode_extref_parent(ref);
+		break;
+	}
+	default:
+		return -EUCLEAN;
+	}
+	memset(e, 0, sizeof(*e));
+	left = size - off - hdr;
+	e->name_avail = name_len < left ? name_len : left;
+	left -= e->name_avail;
+	e->data_avail = data_len < left ? data_len : left;
+	e->off = off;
+	e->len = hdr + e->name_avail + e->data_avail;
+	e->name = p + hdr;
+	e->name_len = name_len;
+	e->data_len = data_len;
+	e->index = index;
+	e->parent = parent;
+	e->di = di;
+	if (di) {
+		e->data = e->name + e->name_avail;
+		btrfs_disk_key_to_cpu(&e->location, &di->location);
+	}
+	return 1;
+}
+
+int btrfs_next_name_entry(u8 type, const void *item, u32 size, struct btrfs_name_entry *e)
+{
+	struct btrfs_name_entry next = *e;
+	int ret = btrfs_walk_name_entry(type, item, size, &next);
+
+	if (ret <= 0)
+		return ret;
+	if (next.name_avail < next.name_len || next.data_avail < next.data_len)
+		return -EUCLEAN;
+	*e = next;
+	return 1;
+}
+
+int btrfs_next_item_name(const struct extent_buffer *leaf, int slot,
+			 struct btrfs_name_entry *e)
+{
+	struct btrfs_key key;
+	int ret;
+
+	btrfs_item_key_to_cpu(leaf, &key, slot);
+	ret = btrfs_next_name_entry(key.type, btrfs_item_ptr_raw(leaf, slot),
+				    btrfs_item_size(leaf, slot), e);
+	if (ret > 0 && key.type == BTRFS_INODE_REF_KEY)
+		e->parent = key.offset;
+	return ret;
+}
+
+/* @fn for the entries of the item at @path */
+static int item_names(const struct btrfs_path *path, const struct btrfs_key *key,
+		      btrfs_name_fn fn, void *data)
+{
+	struct btrfs_name_entry e = { 0 };
+	int ret = 0;
+
+	while (!ret && btrfs_next_item_name(path->nodes[0], path->slots[0], &e) > 0)
+		ret = fn(key, &e, data);
+	return ret;
+}
+
+int btrfs_for_each_name(struct btrfs_root *root, u64 objectid, u8 first, u8 last,
+			btrfs_name_fn fn, void *data)
+{
+	struct btrfs_key key = { objectid, first, 0 };
+	struct btrfs_path path;
+	int ret, stop = 0;
+
+	ret = btrfs_search_first(root, &key, &path);
+	while (ret == 0 && !stop) {
+		btrfs_path_key(&path, &key);
+		if (key.objectid != objectid || key.type > last)
+			break;
+		stop = item_names(&path, &key, fn, data);
+		if (!stop)
+			ret = btrfs_next_item(root, &path);
+	}
+	btrfs_release_path(&path);
+	if (stop)
+		return stop;
+	return ret < 0 ? ret : 0;
+}
+
+int btrfs_item_for_each_name(struct btrfs_root *root, const struct btrfs_key *key,
+			     btrfs_name_fn fn, void *data)
+{
+	struct btrfs_path path;
+	int ret;
+
+	btrfs_init_path(&path);
+	ret = btrfs_search_slot(NULL, root, key, &path, 0, 0);
+	if (ret == 0)
+		ret = item_names(&path, key, fn, data);
+	else if (ret > 0)
+		ret = -ENOENT;
+	btrfs_release_path(&path);
+	return ret;
 }
 
 int btrfs_next_dir_index(struct btrfs_root *root, u64 dir, u64 *index)

@@ -8,6 +8,7 @@
 #include "extent-owners.h"
 #include "ctree.h"
 #include "block-group.h"
+#include "inode.h"
 #include "array.h"
 
 /* the largest extent the kernel writes: bounds searches for refs */
@@ -997,36 +998,15 @@ static int for_each_name(struct btrfs_root *root,
 
 	ret = btrfs_search_first(root, &key, &path);
 	while (ret == 0 && !stop) {
-		const struct extent_buffer *eb = path.nodes[0];
-		const u8 *p = btrfs_item_ptr_raw(eb, path.slots[0]);
-		u32 size = btrfs_item_size(eb, path.slots[0]), cur = 0;
+		struct btrfs_name_entry e = { 0 };
 
 		btrfs_path_key(&path, &key);
 		if (key.objectid != ino || key.type > BTRFS_INODE_EXTREF_KEY)
 			break;
-		while (!stop && key.type == BTRFS_INODE_REF_KEY &&
-		       cur + sizeof(struct btrfs_inode_ref) <= size) {
-			const struct btrfs_inode_ref *ref = (const void *)(p + cur);
-			u16 len = btrfs_inode_ref_name_len(ref);
-
-			cur += sizeof(*ref);
-			if (cur + len > size || len > BTRFS_NAME_LEN)
-				break;
-			stop = fn(ctx, key.offset, (const char *)p + cur, len);
-			cur += len;
-		}
-		while (!stop && key.type == BTRFS_INODE_EXTREF_KEY &&
-		       cur + sizeof(struct btrfs_inode_extref) <= size) {
-			const struct btrfs_inode_extref *ref = (const void *)(p + cur);
-			u16 len = btrfs_inode_extref_name_len(ref);
-
-			cur += sizeof(*ref);
-			if (cur + len > size || len > BTRFS_NAME_LEN)
-				break;
-			stop = fn(ctx, btrfs_inode_extref_parent(ref),
-				  (const char *)p + cur, len);
-			cur += len;
-		}
+		while (!stop && btrfs_next_item_name(path.nodes[0], path.slots[0], &e) > 0 &&
+		       e.name_len <= BTRFS_NAME_LEN)
+			stop = fn(ctx, key.type == BTRFS_INODE_REF_KEY ? key.offset : e.parent,
+				  (const char *)e.name, (u16)e.name_len);
 		ret = btrfs_next_item(root, &path);
 	}
 	btrfs_release_path(&path);

@@ -77,6 +77,68 @@ int btrfs_add_link(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 		   u64 ino, u64 parent, const char *name, int name_len, u8 type,
 		   u64 index);
 
+/*
+ * One entry of an item that packs several names: a DIR_ITEM, DIR_INDEX
+ * or XATTR_ITEM entry (struct btrfs_dir_item, the name, then the data),
+ * an INODE_REF entry (index, name) or an INODE_EXTREF entry (parent,
+ * index, name).
+ */
+struct btrfs_name_entry {
+	u32 off;			/* of the entry in the item */
+	u32 len;			/* its bytes inside the item */
+	const u8 *name;
+	u32 name_len;			/* as stored */
+	u32 name_avail;			/* bytes of the name inside the item */
+	const u8 *data;			/* the dir item types: an xattr's value */
+	u32 data_len;
+	u32 data_avail;
+	u64 index;			/* INODE_REF, INODE_EXTREF */
+	u64 parent;			/* INODE_EXTREF; INODE_REF (leaf walk): key offset */
+	const struct btrfs_dir_item *di;	/* the dir item types, else NULL */
+	struct btrfs_key location;	/* the dir item types */
+};
+
+/*
+ * Step @e to the next entry of the item of key type @type (@item, @size:
+ * its bytes): the first for a zeroed @e, the one at @e->off when @e->len
+ * is 0.  1 @e is that entry, 0 the item ends there, -EUCLEAN an entry
+ * that does not fit the item (or @type packs no names); @e is left as it
+ * was then.  What reads names uses this one.
+ */
+int btrfs_next_name_entry(u8 type, const void *item, u32 size, struct btrfs_name_entry *e);
+/*
+ * The same for showing a damaged item: an entry whose name or data run
+ * past the item is given cut short to what is inside (name_avail,
+ * data_avail; the last entry), -EUCLEAN only for an entry header that
+ * does not fit, at @e->off + @e->len.
+ */
+int btrfs_walk_name_entry(u8 type, const void *item, u32 size, struct btrfs_name_entry *e);
+/*
+ * btrfs_next_name_entry() in the item at @slot of @leaf, packed as its
+ * key type says (an INODE_REF's parent: the key offset)
+ */
+int btrfs_next_item_name(const struct extent_buffer *leaf, int slot,
+			 struct btrfs_name_entry *e);
+
+/*
+ * What the name walks below call for each entry, the leaf held (what @e
+ * points to is valid until it returns); nonzero stops the walk.
+ */
+typedef int (*btrfs_name_fn)(const struct btrfs_key *key, const struct btrfs_name_entry *e,
+			     void *data);
+/*
+ * @fn for every entry of the items (@objectid, @first ... @last, any
+ * offset) of @root in key order: the names of an inode (INODE_REF ...
+ * INODE_EXTREF), the entries of a directory (DIR_ITEM ... DIR_INDEX).
+ * The walk of an item ends at an entry that does not fit it.  0 all
+ * seen, what @fn stopped with, or <0 a read error.
+ */
+int btrfs_for_each_name(struct btrfs_root *root, u64 objectid, u8 first, u8 last,
+			btrfs_name_fn fn, void *data);
+/* the same over the one item at @key; -ENOENT when there is none */
+int btrfs_item_for_each_name(struct btrfs_root *root, const struct btrfs_key *key,
+			     btrfs_name_fn fn, void *data);
+
 /* one past directory @dir's highest DIR_INDEX (2 when it has none) */
 int btrfs_next_dir_index(struct btrfs_root *root, u64 dir, u64 *index);
 

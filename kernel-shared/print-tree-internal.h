@@ -11,6 +11,7 @@
 #include <string.h>
 #include "format.h"
 #include "print-tree.h"
+#include "inode.h"
 
 struct extent_buffer;
 
@@ -91,36 +92,6 @@ void btrfs_qgroup_status_flags_to_str(u64 flags, char *buf, size_t len);
 const char *btrfs_compress_name(u8 type, char *buf, size_t len);
 const char *btrfs_file_extent_type_name(u8 type);
 const char *btrfs_dir_type_name(u8 type);
-
-/*
- * Walking the entries of an item that packs several (inode refs and
- * extrefs, dir items): each step checks that the entry header and its
- * name lie inside the item.
- */
-struct name_entry {
-	u64 index;
-	u64 parent;		/* extrefs only */
-	const struct btrfs_dir_item *di;	/* dir items only */
-	const u8 *name;
-	u32 name_len;		/* as stored */
-	u32 name_avail;		/* bytes of the name inside the item */
-	const u8 *data;		/* dir items: xattr value */
-	u32 data_len;
-	u32 data_avail;
-};
-
-enum name_walk_status {
-	NAME_WALK_OK,		/* @entry filled */
-	NAME_WALK_END,		/* no more entries */
-	NAME_WALK_SHORT,	/* the next entry header does not fit */
-};
-
-enum name_walk_status btrfs_next_inode_ref(const u8 *item, u32 size, u32 *cur,
-					   struct name_entry *entry);
-enum name_walk_status btrfs_next_inode_extref(const u8 *item, u32 size, u32 *cur,
-					      struct name_entry *entry);
-enum name_walk_status btrfs_next_dir_item(const u8 *item, u32 size, u32 *cur,
-					  struct name_entry *entry);
 
 /*
  * Inline back references of an extent item.  The walk stops at an

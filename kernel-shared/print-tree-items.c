@@ -159,83 +159,6 @@ const char *btrfs_dir_type_name(u8 type)
 	return NULL;
 }
 
-/* ---- walking packed entries ---- */
-
-static void name_entry_limits(struct name_entry *e, u32 size, u32 name_at)
-{
-	u32 left = size - name_at;
-
-	e->name_avail = e->name_len < left ? e->name_len : left;
-	left -= e->name_avail;
-	e->data_avail = e->data_len < left ? e->data_len : left;
-}
-
-enum name_walk_status btrfs_next_inode_ref(const u8 *item, u32 size, u32 *cur,
-					   struct name_entry *e)
-{
-	const struct btrfs_inode_ref *ref;
-
-	if (*cur >= size)
-		return NAME_WALK_END;
-	if (size - *cur < sizeof(*ref))
-		return NAME_WALK_SHORT;
-	ref = (const struct btrfs_inode_ref *)(item + *cur);
-	memset(e, 0, sizeof(*e));
-	e->index = btrfs_inode_ref_index(ref);
-	e->name_len = btrfs_inode_ref_name_len(ref);
-	e->name = item + *cur + sizeof(*ref);
-	name_entry_limits(e, size, *cur + sizeof(*ref));
-	*cur += sizeof(*ref) + e->name_avail;
-	if (e->name_avail < e->name_len)
-		*cur = size;
-	return NAME_WALK_OK;
-}
-
-enum name_walk_status btrfs_next_inode_extref(const u8 *item, u32 size, u32 *cur,
-					      struct name_entry *e)
-{
-	const struct btrfs_inode_extref *ref;
-
-	if (*cur >= size)
-		return NAME_WALK_END;
-	if (size - *cur < sizeof(*ref))
-		return NAME_WALK_SHORT;
-	ref = (const struct btrfs_inode_extref *)(item + *cur);
-	memset(e, 0, sizeof(*e));
-	e->index = btrfs_inode_extref_index(ref);
-	e->parent = btrfs_inode_extref_parent(ref);
-	e->name_len = btrfs_inode_extref_name_len(ref);
-	e->name = item + *cur + sizeof(*ref);
-	name_entry_limits(e, size, *cur + sizeof(*ref));
-	*cur += sizeof(*ref) + e->name_avail;
-	if (e->name_avail < e->name_len)
-		*cur = size;
-	return NAME_WALK_OK;
-}
-
-enum name_walk_status btrfs_next_dir_item(const u8 *item, u32 size, u32 *cur,
-					  struct name_entry *e)
-{
-	const struct btrfs_dir_item *di;
-
-	if (*cur >= size)
-		return NAME_WALK_END;
-	if (size - *cur < sizeof(*di))
-		return NAME_WALK_SHORT;
-	di = (const struct btrfs_dir_item *)(item + *cur);
-	memset(e, 0, sizeof(*e));
-	e->di = di;
-	e->name_len = btrfs_dir_name_len(di);
-	e->data_len = btrfs_dir_data_len(di);
-	e->name = item + *cur + sizeof(*di);
-	name_entry_limits(e, size, *cur + sizeof(*di));
-	e->data = e->name + e->name_avail;
-	*cur += sizeof(*di) + e->name_avail + e->data_avail;
-	if (e->name_avail < e->name_len || e->data_avail < e->data_len)
-		*cur = size;
-	return NAME_WALK_OK;
-}
-
 /* ---- inode items and references ---- */
 
 static void print_inode_item(struct item_ctx *c)
@@ -272,7 +195,7 @@ static u32 shown_len(u32 len)
 	return len < BTRFS_NAME_LEN ? len : BTRFS_NAME_LEN;
 }
 
-static void print_entry_name(struct item_ctx *c, const struct name_entry *e,
+static void print_entry_name(struct item_ctx *c, const struct btrfs_name_entry *e,
 			     const char *prefix)
 {
 	pr_str(c->p, prefix);
@@ -296,43 +219,41 @@ static void print_walk_short(struct item_ctx *c, u32 cur, const char *what)
 
 static void print_inode_ref(struct item_ctx *c)
 {
-	struct name_entry e;
-	enum name_walk_status st;
-	u32 cur = 0;
+	struct btrfs_name_entry e = { 0 };
+	int st;
 
-	while ((st = btrfs_next_inode_ref(c->ptr, c->size, &cur, &e)) == NAME_WALK_OK) {
+	while ((st = btrfs_walk_name_entry(BTRFS_INODE_REF_KEY, c->ptr, c->size, &e)) > 0) {
 		pr_fmt(c->p, "\t\tindex %llu namelen %u ",
 			(unsigned long long)e.index, e.name_len);
 		print_entry_name(c, &e, "");
 	}
-	if (st == NAME_WALK_SHORT)
-		print_walk_short(c, cur, "inode ref");
+	if (st < 0)
+		print_walk_short(c, e.off + e.len, "inode ref");
 }
 
 static void print_inode_extref(struct item_ctx *c)
 {
-	struct name_entry e;
-	enum name_walk_status st;
-	u32 cur = 0;
+	struct btrfs_name_entry e = { 0 };
+	int st;
 
-	while ((st = btrfs_next_inode_extref(c->ptr, c->size, &cur, &e)) == NAME_WALK_OK) {
+	while ((st = btrfs_walk_name_entry(BTRFS_INODE_EXTREF_KEY, c->ptr, c->size, &e)) > 0) {
 		pr_fmt(c->p, "\t\tindex %llu parent %llu namelen %u ",
 			(unsigned long long)e.index, (unsigned long long)e.parent,
 			e.name_len);
 		print_entry_name(c, &e, "");
 	}
-	if (st == NAME_WALK_SHORT)
-		print_walk_short(c, cur, "inode extref");
+	if (st < 0)
+		print_walk_short(c, e.off + e.len, "inode extref");
 }
 
 static void print_dir_item(struct item_ctx *c)
 {
-	struct name_entry e;
-	enum name_walk_status st;
+	struct btrfs_name_entry e = { 0 };
 	const char *type;
-	u32 cur = 0;
+	int st;
 
-	while ((st = btrfs_next_dir_item(c->ptr, c->size, &cur, &e)) == NAME_WALK_OK) {
+	/* dir items, dir indexes and xattrs share the layout */
+	while ((st = btrfs_walk_name_entry(BTRFS_DIR_ITEM_KEY, c->ptr, c->size, &e)) > 0) {
 		pr_str(c->p, "\t\tlocation ");
 		pr_key(c->p, &e.di->location);
 		type = btrfs_dir_type_name(btrfs_dir_type(e.di));
@@ -357,8 +278,8 @@ static void print_dir_item(struct item_ctx *c)
 			pr_fmt(c->p, "\t\tinvalid data: data_len %u but only %u bytes left in the item\n",
 				e.data_len, e.data_avail);
 	}
-	if (st == NAME_WALK_SHORT)
-		print_walk_short(c, cur, "dir item");
+	if (st < 0)
+		print_walk_short(c, e.off + e.len, "dir item");
 }
 
 static void print_dir_log(struct item_ctx *c)

@@ -154,15 +154,15 @@ static void json_inode_item(struct jitem *j)
 	json_object_end(w);
 }
 
-static void json_walk_error(struct jitem *j, enum name_walk_status st, u32 cur)
+static void json_walk_error(struct jitem *j, int st, u32 cur)
 {
-	if (st == NAME_WALK_SHORT)
+	if (st < 0)
 		json_kv_stringf(j->w, "error",
 				"%u bytes left at offset %u, too short for an entry",
 				j->size - cur, cur);
 }
 
-static void json_name_entry(struct jitem *j, const struct name_entry *e)
+static void json_name_entry(struct jitem *j, const struct btrfs_name_entry *e)
 {
 	json_kv_u64(j->w, "name_len", e->name_len);
 	json_name(j, "name", e->name, e->name_avail);
@@ -174,16 +174,12 @@ static void json_name_entry(struct jitem *j, const struct name_entry *e)
 static void json_inode_refs(struct jitem *j, bool ext)
 {
 	struct json_writer *w = j->w;
-	enum name_walk_status st;
-	struct name_entry e;
-	u32 cur = 0;
+	struct btrfs_name_entry e = { 0 };
+	int st;
 
 	json_kv_array_begin(w, ext ? "inode_extrefs" : "inode_refs");
-	for (;;) {
-		st = ext ? btrfs_next_inode_extref(j->ptr, j->size, &cur, &e) :
-			   btrfs_next_inode_ref(j->ptr, j->size, &cur, &e);
-		if (st != NAME_WALK_OK)
-			break;
+	while ((st = btrfs_walk_name_entry(ext ? BTRFS_INODE_EXTREF_KEY : BTRFS_INODE_REF_KEY,
+					   j->ptr, j->size, &e)) > 0) {
 		json_object_begin(w);
 		if (ext)
 			json_kv_u64(w, "parent", e.parent);
@@ -192,19 +188,19 @@ static void json_inode_refs(struct jitem *j, bool ext)
 		json_object_end(w);
 	}
 	json_array_end(w);
-	json_walk_error(j, st, cur);
+	json_walk_error(j, st, e.off + e.len);
 }
 
 static void json_dir_entries(struct jitem *j)
 {
 	struct json_writer *w = j->w;
-	enum name_walk_status st;
-	struct name_entry e;
+	struct btrfs_name_entry e = { 0 };
 	const char *type;
-	u32 cur = 0;
+	int st;
 
 	json_kv_array_begin(w, "dir_entries");
-	while ((st = btrfs_next_dir_item(j->ptr, j->size, &cur, &e)) == NAME_WALK_OK) {
+	/* dir items, dir indexes and xattrs share the layout */
+	while ((st = btrfs_walk_name_entry(BTRFS_DIR_ITEM_KEY, j->ptr, j->size, &e)) > 0) {
 		json_object_begin(w);
 		btrfs_json_key(w, "location", &e.di->location);
 		type = btrfs_dir_type_name(btrfs_dir_type(e.di));
@@ -226,7 +222,7 @@ static void json_dir_entries(struct jitem *j)
 		json_object_end(w);
 	}
 	json_array_end(w);
-	json_walk_error(j, st, cur);
+	json_walk_error(j, st, e.off + e.len);
 }
 
 /* ---- roots ---- */

@@ -17,6 +17,7 @@
 #include "disk-io.h"
 #include "extent_io.h"
 #include "accessors.h"
+#include "inode.h"
 #include "csum.h"
 
 __attribute__((format(printf, 4, 5)))
@@ -145,81 +146,54 @@ static int check_dir_items(const struct extent_buffer *eb, int slot,
 			   const struct btrfs_key *key, struct tree_check_error *err)
 {
 	u32 size = btrfs_item_size(eb, slot);
-	const u8 *p = btrfs_item_ptr_raw(eb, slot);
-	u32 cur = 0;
+	struct btrfs_name_entry e = { 0 };
+	int ret;
 
-	while (cur < size) {
-		const struct btrfs_dir_item *di = (const void *)(p + cur);
-		u32 name_len, data_len;
-		u8 type;
-
-		if (size - cur < sizeof(*di))
-			return tc_fail(eb, err, slot, "dir item header truncated at offset %u of %u",
-				       cur, size);
-		name_len = btrfs_dir_name_len(di);
-		data_len = btrfs_dir_data_len(di);
+	while ((ret = btrfs_walk_name_entry(key->type, btrfs_item_ptr_raw(eb, slot), size,
+					    &e)) > 0) {
 		/* the encryption bit rides on top of the file type */
-		type = btrfs_dir_type(di) & ~BTRFS_FT_ENCRYPTED;
+		u8 type = btrfs_dir_type(e.di) & ~BTRFS_FT_ENCRYPTED;
+
 		if (type == BTRFS_FT_UNKNOWN || type >= BTRFS_FT_MAX)
 			return tc_fail(eb, err, slot, "invalid dir item type, have %u expect (0, %u)",
 				       type, BTRFS_FT_MAX);
 		if ((key->type == BTRFS_XATTR_ITEM_KEY) != (type == BTRFS_FT_XATTR))
 			return tc_fail(eb, err, slot, "invalid dir item type %u for key type %u, xattr items and only they have type %u",
 				       type, key->type, BTRFS_FT_XATTR);
-		if (key->type != BTRFS_XATTR_ITEM_KEY && name_len > BTRFS_NAME_LEN)
+		if (key->type != BTRFS_XATTR_ITEM_KEY && e.name_len > BTRFS_NAME_LEN)
 			return tc_fail(eb, err, slot, "dir item name len too long, have %u max %u",
-				       name_len, BTRFS_NAME_LEN);
-		if (key->type != BTRFS_XATTR_ITEM_KEY && data_len)
-			return tc_fail(eb, err, slot, "dir item with data, data_len %u", data_len);
-		if ((u64)sizeof(*di) + name_len + data_len > size - cur)
+				       e.name_len, BTRFS_NAME_LEN);
+		if (key->type != BTRFS_XATTR_ITEM_KEY && e.data_len)
+			return tc_fail(eb, err, slot, "dir item with data, data_len %u", e.data_len);
+		if (e.name_avail < e.name_len || e.data_avail < e.data_len)
 			return tc_fail(eb, err, slot, "dir item name/data overflow, have %llu remaining %u",
-				       (unsigned long long)sizeof(*di) + name_len + data_len,
-				       size - cur);
-		if ((key->type == BTRFS_DIR_INDEX_KEY) &&
-		    sizeof(*di) + name_len + data_len != size)
+				       (unsigned long long)sizeof(*e.di) + e.name_len + e.data_len,
+				       size - e.off);
+		if (key->type == BTRFS_DIR_INDEX_KEY && e.len != size)
 			return tc_fail(eb, err, slot, "dir index item holds more than one entry");
-		cur += sizeof(*di) + name_len + data_len;
 	}
+	if (ret < 0)
+		return tc_fail(eb, err, slot, "dir item header truncated at offset %u of %u",
+			       e.off + e.len, size);
 	return 0;
 }
 
-static int check_inode_refs(const struct extent_buffer *eb, int slot,
+/* inode refs or extrefs (@type), each header + name inside the item */
+static int check_inode_refs(const struct extent_buffer *eb, int slot, u8 type,
 			    struct tree_check_error *err)
 {
+	const char *what = type == BTRFS_INODE_REF_KEY ? "inode ref" : "inode extref";
 	u32 size = btrfs_item_size(eb, slot);
-	const u8 *p = btrfs_item_ptr_raw(eb, slot);
-	u32 cur = 0;
+	struct btrfs_name_entry e = { 0 };
+	int ret;
 
-	while (cur < size) {
-		const struct btrfs_inode_ref *ref = (const void *)(p + cur);
-
-		if (size - cur < sizeof(*ref))
-			return tc_fail(eb, err, slot, "inode ref truncated at offset %u of %u",
-				       cur, size);
-		if (sizeof(*ref) + btrfs_inode_ref_name_len(ref) > size - cur)
-			return tc_fail(eb, err, slot, "inode ref name overflows the item");
-		cur += sizeof(*ref) + btrfs_inode_ref_name_len(ref);
+	while ((ret = btrfs_walk_name_entry(type, btrfs_item_ptr_raw(eb, slot), size, &e)) > 0) {
+		if (e.name_avail < e.name_len)
+			return tc_fail(eb, err, slot, "%s name overflows the item", what);
 	}
-	return 0;
-}
-
-static int check_inode_extrefs(const struct extent_buffer *eb, int slot,
-			       struct tree_check_error *err)
-{
-	u32 size = btrfs_item_size(eb, slot);
-	const u8 *p = btrfs_item_ptr_raw(eb, slot);
-	u32 cur = 0;
-
-	while (cur < size) {
-		const struct btrfs_inode_extref *ref = (const void *)(p + cur);
-
-		if (size - cur < sizeof(*ref))
-			return tc_fail(eb, err, slot, "inode extref truncated at offset %u of %u",
-				       cur, size);
-		if (sizeof(*ref) + btrfs_inode_extref_name_len(ref) > size - cur)
-			return tc_fail(eb, err, slot, "inode extref name overflows the item");
-		cur += sizeof(*ref) + btrfs_inode_extref_name_len(ref);
-	}
+	if (ret < 0)
+		return tc_fail(eb, err, slot, "%s truncated at offset %u of %u", what,
+			       e.off + e.len, size);
 	return 0;
 }
 
@@ -371,9 +345,8 @@ int btrfs_check_item(const struct btrfs_fs_info *fs_info,
 	case BTRFS_INODE_ITEM_KEY:
 		return check_size_exact(eb, slot, err, sizeof(struct btrfs_inode_item), "inode");
 	case BTRFS_INODE_REF_KEY:
-		return check_inode_refs(eb, slot, err);
 	case BTRFS_INODE_EXTREF_KEY:
-		return check_inode_extrefs(eb, slot, err);
+		return check_inode_refs(eb, slot, key.type, err);
 	case BTRFS_DIR_ITEM_KEY:
 	case BTRFS_DIR_INDEX_KEY:
 	case BTRFS_XATTR_ITEM_KEY:

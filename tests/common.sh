@@ -334,6 +334,69 @@ corpus_copy()
 	echo "$dest"
 }
 
+# fault_injection_build [--sanitizers]: the --enable-fault-injection build
+# of this checkout, kept in the cache between runs (the mkfs and the repair
+# crash tests share it); its ghee in FGHEE.  --sanitizers: with ASan/UBSan
+# when $GHEE has them (the sanitizer pass then judges the error paths the
+# faults take)
+fault_injection_build()
+{
+	local fb=$CACHE/mkfs-fault-build conf=(--enable-fault-injection)
+
+	if [ "${1:-}" = --sanitizers ] && grep -q __asan_init "$GHEE" 2>/dev/null; then
+		fb=$CACHE/fault-build-asan
+		conf+=(--enable-sanitizers)
+	fi
+	mkdir -p "$fb"
+	# the cache may be shared with another checkout: never build its sources
+	if [ -f "$fb/Makefile" ] && ! grep -qxF "abs_top_srcdir = $TOP" "$fb/Makefile"; then
+		fb=$fb/$(printf %s "$TOP" | md5sum | cut -c1-12)
+		mkdir -p "$fb"
+	fi
+	(
+		cache_lock "$fb"
+		cd "$fb" || exit 1
+		if [ ! -f Makefile ] || [ "$TOP/configure" -nt Makefile ]; then
+			[ -x "$TOP/configure" ] || (cd "$TOP" && autoreconf -fi) || exit 1
+			"$TOP/configure" -q "${conf[@]}" || exit 1
+		fi
+		make -j"$(nproc)" ghee >/dev/null || exit 1
+	) > "$TEST_TMP/build.log" 2>&1 ||
+		{ tail -n 30 "$TEST_TMP/build.log" >&2; fail "the fault-injection build failed"; }
+	FGHEE=$fb/ghee
+	grep -q 'define GHEE_FAULT_INJECTION 1' "$fb/config.h" || fail "$fb is not a fault-injection build"
+}
+
+# fault_sweep VAR MAX TRY [ARGS...]: the crash sweep of a fault-injection
+# build.  "TRY VAR N ARGS..." runs it with fault N of VAR (VAR=N: the Nth
+# device write, flush or tree block allocation fails) and judges what is
+# left (failing the test when that is wrong): status 0 the run went
+# through without a fault, 1 a fault was hit.  N = 1, 2, ... (every
+# FAULT_STRIDE-th past the 40th) until FAULT_DONE runs in a row (default
+# 1) went through; more than MAX steps, or no fault at all, fail the
+# test.  FAULTS: how many runs were faulted; FAULT_N: the last N.
+fault_sweep()
+{
+	local var=$1 max=$2 try=$3 n=0 through=0 step
+
+	shift 3
+	FAULTS=0
+	while [ $through -lt "${FAULT_DONE:-1}" ]; do
+		step=1
+		[ $n -ge 40 ] && step=${FAULT_STRIDE:-1}
+		n=$((n + step))
+		[ $n -le "$max" ] || fail "$var: no end after $max steps"
+		if "$try" "$var" "$n" "$@"; then
+			through=$((through + 1))
+		else
+			through=0
+			FAULTS=$((FAULTS + 1))
+		fi
+	done
+	FAULT_N=$n
+	[ "$FAULTS" -gt 0 ] || fail "$var: no fault ever hit: is fault injection working?"
+}
+
 # mount_image IMG DIR [MOUNT-OPTIONS]: loop-mount IMG on DIR; undone by
 # umount_image DIR or at exit
 # mount_loops DIR OPTS DEV...: mount the btrfs whose devices are the loop

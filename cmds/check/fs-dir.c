@@ -203,22 +203,18 @@ static int pend_add(struct fs_tree *t, const struct fs_dir_pending *p)
 	return 0;
 }
 
-/* two entries of one DIR_ITEM with the same name */
-static void check_duplicate(struct fs_tree *t, const u8 *item, u32 upto,
-			    const u8 *name, u32 name_len)
+/* an entry of the DIR_ITEM at @slot before @upto with the same name */
+static void check_duplicate(struct fs_tree *t, const struct extent_buffer *leaf, int slot,
+			    u32 upto, const u8 *name, u32 name_len)
 {
-	u32 cur = 0;
+	struct btrfs_name_entry e = { 0 };
 
-	while (cur < upto) {
-		const struct btrfs_dir_item *di = (const void *)(item + cur);
-		u32 len = btrfs_dir_name_len(di);
-
-		if (len == name_len && !memcmp(di + 1, name, len)) {
+	while (btrfs_next_item_name(leaf, slot, &e) > 0 && e.off < upto) {
+		if (e.name_len == name_len && !memcmp(e.name, name, name_len)) {
 			report_entry(t, PR_DIR_ENTRY_DUPLICATE, t->ino.ino, name,
 				     name_len, NULL, 0, 0);
 			return;
 		}
-		cur += sizeof(*di) + len + btrfs_dir_data_len(di);
 	}
 }
 
@@ -226,14 +222,13 @@ static void check_duplicate(struct fs_tree *t, const u8 *item, u32 upto,
 void fs_dir_item(struct fs_tree *t, const struct extent_buffer *leaf, int slot,
 		 const struct btrfs_key *key)
 {
-	const u8 *p = btrfs_item_ptr_raw(leaf, slot);
-	u32 size = btrfs_item_size(leaf, slot), cur = 0;
+	struct btrfs_name_entry e = { 0 };
 
 	check_parent_is_dir(t);
-	while (cur + sizeof(struct btrfs_dir_item) <= size) {
-		const struct btrfs_dir_item *di = (const void *)(p + cur);
-		u32 name_len = btrfs_dir_name_len(di);
-		const u8 *name = (const u8 *)(di + 1);
+	while (btrfs_next_item_name(leaf, slot, &e) > 0) {
+		const struct btrfs_dir_item *di = e.di;
+		u32 name_len = e.name_len;
+		const u8 *name = e.name;
 		struct fs_dir_pending pend = { 0 };
 		u32 hash = (u32)btrfs_name_hash((const char *)name, name_len);
 
@@ -245,7 +240,7 @@ void fs_dir_item(struct fs_tree *t, const struct extent_buffer *leaf, int slot,
 			if (hash != key->offset)
 				report_entry(t, PR_DIR_ITEM_HASH, t->ino.ino, name,
 					     name_len, NULL, key->offset, hash);
-			check_duplicate(t, p, cur, name, name_len);
+			check_duplicate(t, leaf, slot, e.off, name, name_len);
 			if (!t->light && !t->ino.orphan &&
 			    entry_location(t, di, name, name_len, &pend.child, &pend.flags)) {
 				pend.hash = hash;
@@ -254,7 +249,6 @@ void fs_dir_item(struct fs_tree *t, const struct extent_buffer *leaf, int slot,
 				pend_add(t, &pend);
 			}
 		}
-		cur += sizeof(*di) + name_len + btrfs_dir_data_len(di);
 	}
 }
 
@@ -397,32 +391,21 @@ static void add_ref(struct fs_tree *t, u64 parent, u64 index, const u8 *name,
 void fs_inode_ref(struct fs_tree *t, const struct extent_buffer *leaf, int slot,
 		  const struct btrfs_key *key)
 {
-	const u8 *p = btrfs_item_ptr_raw(leaf, slot);
-	u32 size = btrfs_item_size(leaf, slot), cur = 0;
+	struct btrfs_name_entry e = { 0 };
 
-	while (cur + sizeof(struct btrfs_inode_ref) <= size) {
-		const struct btrfs_inode_ref *ref = (const void *)(p + cur);
-		u32 name_len = btrfs_inode_ref_name_len(ref);
-
-		add_ref(t, key->offset, btrfs_inode_ref_index(ref),
-			(const u8 *)(ref + 1), name_len, 0);
-		cur += sizeof(*ref) + name_len;
-	}
+	while (btrfs_next_item_name(leaf, slot, &e) > 0)
+		add_ref(t, key->offset, e.index, e.name, e.name_len, 0);
 }
 
 /* INODE_EXTREF (inode, hash(parent, name)): parent, index, name_len, name */
 void fs_inode_extref(struct fs_tree *t, const struct extent_buffer *leaf, int slot,
 		     const struct btrfs_key *key)
 {
-	const u8 *p = btrfs_item_ptr_raw(leaf, slot);
-	u32 size = btrfs_item_size(leaf, slot), cur = 0;
+	struct btrfs_name_entry e = { 0 };
 	char detail[96];
 
-	while (cur + sizeof(struct btrfs_inode_extref) <= size) {
-		const struct btrfs_inode_extref *ref = (const void *)(p + cur);
-		u32 name_len = btrfs_inode_extref_name_len(ref);
-		u64 parent = btrfs_inode_extref_parent(ref);
-		u64 hash = btrfs_extref_hash(parent, (const char *)ref->name, name_len);
+	while (btrfs_next_item_name(leaf, slot, &e) > 0) {
+		u64 hash = btrfs_extref_hash(e.parent, (const char *)e.name, e.name_len);
 
 		if (hash != key->offset) {
 			snprintf(detail, sizeof(detail),
@@ -430,12 +413,10 @@ void fs_inode_extref(struct fs_tree *t, const struct extent_buffer *leaf, int sl
 				 " of its directory and name", key->offset, hash);
 			fs_problem(t, PR_INODE_REF_INVALID, &(struct problem_ctx){
 				.root = t->root_id, .inode = t->ino.ino,
-				.index = btrfs_inode_extref_index(ref), .found = parent,
+				.index = e.index, .found = e.parent,
 				.detail = detail });
 		}
-		add_ref(t, parent, btrfs_inode_extref_index(ref), ref->name,
-			name_len, FS_LINK_EXTREF);
-		cur += sizeof(*ref) + name_len;
+		add_ref(t, e.parent, e.index, e.name, e.name_len, FS_LINK_EXTREF);
 	}
 }
 
@@ -493,9 +474,8 @@ static bool name_in_items(struct fs_tree *t, const struct fs_link *l, u64 object
 	while (ret == 0 && !found) {
 		struct extent_buffer *leaf = path.nodes[0];
 		int slot = path.slots[0];
+		struct btrfs_name_entry e = { 0 };
 		struct tree_check_error err;
-		const u8 *p;
-		u32 size_item, cur = 0;
 
 		btrfs_path_key(&path, &key);
 		if (key.objectid != objectid || key.type != type ||
@@ -503,42 +483,15 @@ static bool name_in_items(struct fs_tree *t, const struct fs_link *l, u64 object
 			break;
 		if (btrfs_check_item(t->ctx->fs_info, leaf, slot, &err))
 			goto next;
-		p = btrfs_item_ptr_raw(leaf, slot);
-		size_item = btrfs_item_size(leaf, slot);
-		while (!found && cur < size_item) {
-			const u8 *name;
-			u32 len, step;
-
-			if (type == BTRFS_INODE_REF_KEY) {
-				const struct btrfs_inode_ref *r = (const void *)(p + cur);
-
-				len = btrfs_inode_ref_name_len(r);
-				name = (const u8 *)(r + 1);
-				step = sizeof(*r) + len;
-			} else if (type == BTRFS_INODE_EXTREF_KEY) {
-				const struct btrfs_inode_extref *r = (const void *)(p + cur);
-
-				len = btrfs_inode_extref_name_len(r);
-				name = r->name;
-				step = sizeof(*r) + len;
-				if (btrfs_inode_extref_parent(r) != l->parent)
-					len = 0;
-			} else {
-				const struct btrfs_dir_item *di = (const void *)(p + cur);
-				struct btrfs_key loc;
-
-				len = btrfs_dir_name_len(di);
-				name = (const u8 *)(di + 1);
-				step = sizeof(*di) + len + btrfs_dir_data_len(di);
-				btrfs_disk_key_to_cpu(&loc, &di->location);
-				if (loc.objectid != l->child)
-					len = 0;
-			}
-			if (len && name_matches(l, name, len)) {
-				show_name(name, len, buf, size);
+		while (!found && btrfs_next_item_name(leaf, slot, &e) > 0) {
+			/* an INODE_REF's parent is its key: any entry may match */
+			if (type == BTRFS_INODE_EXTREF_KEY ? e.parent != l->parent :
+			    type != BTRFS_INODE_REF_KEY && e.location.objectid != l->child)
+				continue;
+			if (e.name_len && name_matches(l, e.name, e.name_len)) {
+				show_name(e.name, e.name_len, buf, size);
 				found = true;
 			}
-			cur += step;
 		}
 next:
 		if (exact)

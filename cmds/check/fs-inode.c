@@ -161,17 +161,15 @@ void fs_inode_item(struct fs_tree *t, const struct extent_buffer *leaf, int slot
 void fs_xattr_item(struct fs_tree *t, const struct extent_buffer *leaf, int slot,
 		   const struct btrfs_key *key)
 {
-	const u8 *p = btrfs_item_ptr_raw(leaf, slot);
-	u32 size = btrfs_item_size(leaf, slot), cur = 0;
+	struct btrfs_name_entry e = { 0 };
 	char name[64], detail[96];
 
-	while (cur + sizeof(struct btrfs_dir_item) <= size) {
-		const struct btrfs_dir_item *di = (const void *)(p + cur);
-		u16 name_len = btrfs_dir_name_len(di);
-		const char *n = (const char *)(di + 1);
+	while (btrfs_next_item_name(leaf, slot, &e) > 0) {
+		u32 name_len = e.name_len;
+		const char *n = (const char *)e.name;
 		u32 hash;
 
-		snprintf(name, sizeof(name), "%.*s", name_len < 48 ? name_len : 48, n);
+		snprintf(name, sizeof(name), "%.*s", (int)(name_len < 48 ? name_len : 48), n);
 		if (!name_len) {
 			fs_problem(t, PR_XATTR_INVALID, &(struct problem_ctx){
 				.root = t->root_id, .inode = t->ino.ino, .name = "",
@@ -184,7 +182,6 @@ void fs_xattr_item(struct fs_tree *t, const struct extent_buffer *leaf, int slot
 				.root = t->root_id, .inode = t->ino.ino, .name = name,
 				.detail = detail });
 		}
-		cur += sizeof(*di) + name_len + btrfs_dir_data_len(di);
 	}
 }
 

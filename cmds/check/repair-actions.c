@@ -6,10 +6,11 @@
  *
  * Each action reads the value it changes from the filesystem (the old
  * value it reports is what is on disk, not what the finding said) and
- * applies the new one only with a transaction: the same function makes
- * the dry run's plan.  Counters the commit recomputes (superblock
- * bytes_used, device items, block group items, free space tree entries)
- * are fixed in the write state and written by the commit.
+ * applies the new one in the pass's transaction.  Counters the commit
+ * recomputes (superblock bytes_used, device items, block group items,
+ * free space tree entries) are fixed in the write state and written by
+ * the commit.  The global options print their plan lines without a
+ * transaction in the dry run (repair.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -27,23 +28,16 @@
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/transaction.h"
 
-static struct btrfs_write_state *ws_of(struct repair_ctx *r)
-{
-	return r->trans ? r->fs_info->write : NULL;
-}
-
 /* ---- phase 1: superblock ---- */
 
 static int fix_super_bytes_used(struct repair_ctx *r, const struct problem_ctx *p)
 {
 	struct btrfs_super_block *sb = &r->fs_info->super_copy;
-	u64 want = p->expected;
-
 	/* commit writes the sum of the block groups' used */
-	if (r->trans) {
-		want = btrfs_total_used_bytes(r->fs_info);
-		ws_of(r)->super_dirty = true;
-	}
+	u64 want = btrfs_total_used_bytes(r->fs_info);
+
+	(void)p;
+	r->fs_info->write->super_dirty = true;
 	if (want == btrfs_super_bytes_used(sb))
 		return 1;	/* the groups were wrong, not the superblock */
 	repair_note(r, REPAIR_OP_CHANGE, true, btrfs_super_bytes_used(sb), want,
@@ -68,10 +62,8 @@ int fix_super_total_bytes(struct repair_ctx *r, const struct problem_ctx *p)
 		return 1;
 	repair_note(r, REPAIR_OP_CHANGE, true, btrfs_super_total_bytes(sb), want,
 		    "superblock total_bytes");
-	if (r->trans) {
-		btrfs_set_super_total_bytes(sb, want);
-		ws_of(r)->super_dirty = true;
-	}
+	btrfs_set_super_total_bytes(sb, want);
+	r->fs_info->write->super_dirty = true;
 	return 0;
 }
 
@@ -81,8 +73,7 @@ static int fix_super_mirror(struct repair_ctx *r, const struct problem_ctx *p)
 	repair_note(r, REPAIR_OP_REBUILD, false, 0, 0,
 		    "superblock mirror %d at %llu from the primary", p->mirror,
 		    (unsigned long long)p->bytenr);
-	if (r->trans)
-		ws_of(r)->super_dirty = true;
+	r->fs_info->write->super_dirty = true;
 	return 0;
 }
 
@@ -155,25 +146,21 @@ static int sum_dev_extents(struct btrfs_fs_info *fs, u64 devid, u64 *sum)
 static int fix_dev_bytes_used(struct repair_ctx *r, const struct problem_ctx *p)
 {
 	struct btrfs_fs_info *fs = r->fs_info;
-	u64 old, want = p->expected;
+	u64 old, want;
 	int ret, i;
 
 	ret = read_dev_bytes_used(fs, p->devid, &old);
 	if (ret)
 		return ret;
 	/* a dev extent restored earlier in this transaction counts */
-	if (r->trans) {
-		ret = sum_dev_extents(fs, p->devid, &want);
-		if (ret)
-			return ret;
-		if (want == old)
-			return 1;
-	}
+	ret = sum_dev_extents(fs, p->devid, &want);
+	if (ret)
+		return ret;
+	if (want == old)
+		return 1;
 	repair_note(r, REPAIR_OP_CHANGE, true, old, want,
 		    "chunk tree (DEV_ITEMS DEV_ITEM %llu) bytes_used",
 		    (unsigned long long)p->devid);
-	if (!r->trans)
-		return 0;
 	i = write_state_device(fs, p->devid);
 	if (i < 0)
 		return i;
@@ -256,10 +243,9 @@ static int fix_dev_extent_no_chunk(struct repair_ctx *r, const struct problem_ct
 		repair_note(r, REPAIR_OP_CHANGE, true, old, used,
 			    "chunk tree (DEV_ITEMS DEV_ITEM %llu) bytes_used",
 			    (unsigned long long)p->devid);
-	if (r->trans)
-		ret = btrfs_del_item(r->trans, &fs->dev_root, &path);
+	ret = btrfs_del_item(r->trans, &fs->dev_root, &path);
 	btrfs_release_path(&path);
-	if (ret || !r->trans)
+	if (ret)
 		return ret;
 	i = write_state_device(fs, p->devid);
 	if (i < 0)
@@ -337,8 +323,6 @@ int fix_block_group_used(struct repair_ctx *r, const struct problem_ctx *p)
 	repair_note(r, REPAIR_OP_CHANGE, true, old, want,
 		    "block group item (%llu BLOCK_GROUP_ITEM %llu) used",
 		    (unsigned long long)p->bytenr, (unsigned long long)p->len);
-	if (!r->trans)
-		return 0;
 	bg = btrfs_lookup_block_group(r->fs_info, p->bytenr);
 	if (!bg || bg->start != p->bytenr)
 		return -ENOENT;
@@ -421,8 +405,7 @@ static int delete_fst_item(struct repair_ctx *r, const struct btrfs_key *k)
 	}
 	repair_key_str(k, key, sizeof(key));
 	repair_note(r, REPAIR_OP_DELETE, false, 0, 0, "free space tree item %s", key);
-	if (r->trans)
-		ret = btrfs_del_item(r->trans, root, &path);
+	ret = btrfs_del_item(r->trans, root, &path);
 	btrfs_release_path(&path);
 	return ret;
 }
@@ -462,8 +445,6 @@ static int fix_free_space_group(struct repair_ctx *r, const struct problem_ctx *
 	repair_note(r, REPAIR_OP_REBUILD, false, 0, 0,
 		    "free space tree entries of block group %llu",
 		    (unsigned long long)p->bytenr);
-	if (!r->trans)
-		return 0;
 	bg = btrfs_lookup_block_group(r->fs_info, p->bytenr);
 	if (!bg || bg->start != p->bytenr)
 		return -ENOENT;
@@ -485,12 +466,10 @@ static int fix_free_space_cache(struct repair_ctx *r, const struct problem_ctx *
 	repair_note(r, REPAIR_OP_REBUILD, false, 0, 0,
 		    "v1 space cache of block group %llu",
 		    (unsigned long long)p->bytenr);
-	if (!r->trans)
-		return 0;
 	bg = btrfs_lookup_block_group(r->fs_info, p->bytenr);
 	if (bg)
 		bg->v1_dirty = true;
-	ws_of(r)->super_dirty = true;
+	r->fs_info->write->super_dirty = true;
 	return 0;
 }
 

@@ -121,8 +121,6 @@ int repair_chunk_no_block_group(struct repair_ctx *r, const struct problem_ctx *
 		    "block group item (%llu BLOCK_GROUP_ITEM %llu) flags 0x%llx, used",
 		    (unsigned long long)ml->logical, (unsigned long long)ml->length,
 		    (unsigned long long)ml->type);
-	if (!r->trans)
-		return 0;
 	bg = btrfs_lookup_block_group(fs, ml->logical);
 	if (!bg || bg->start != ml->logical || bg->item_exists)
 		return -ENOENT;
@@ -216,8 +214,7 @@ int repair_block_group_no_chunk(struct repair_ctx *r, const struct problem_ctx *
 	}
 	repair_key_str(&key, ks, sizeof(ks));
 	repair_note(r, REPAIR_OP_DELETE, false, 0, 0, "block group item %s", ks);
-	if (r->trans)
-		ret = btrfs_del_item(r->trans, root, &path);
+	ret = btrfs_del_item(r->trans, root, &path);
 	btrfs_release_path(&path);
 	return ret;
 }
@@ -248,8 +245,6 @@ int repair_block_group_mismatch(struct repair_ctx *r, const struct problem_ctx *
 	repair_note(r, REPAIR_OP_CHANGE, true, flags, ml->type,
 		    "block group item (%llu BLOCK_GROUP_ITEM %llu) flags",
 		    (unsigned long long)ml->logical, (unsigned long long)ml->length);
-	if (!r->trans)
-		return 0;
 	bg = btrfs_lookup_block_group(fs, ml->logical);
 	if (!bg || bg->start != ml->logical || bg->flags != ml->type)
 		return -ENOENT;
@@ -326,8 +321,6 @@ int repair_chunk_stripe_no_dev_extent(struct repair_ctx *r, const struct problem
 		    "dev tree item (%llu DEV_EXTENT %llu) chunk %llu, length",
 		    (unsigned long long)p->devid, (unsigned long long)physical,
 		    (unsigned long long)ml->logical);
-	if (!r->trans)
-		return 0;
 	key.objectid = p->devid;
 	key.type = BTRFS_DEV_EXTENT_KEY;
 	key.offset = physical;
@@ -425,8 +418,6 @@ static int set_dev_total_bytes(struct repair_ctx *r, int i, u64 want)
 	if (new_super != old_super)
 		repair_note(r, REPAIR_OP_CHANGE, true, old_super, new_super,
 			    "superblock total_bytes");
-	if (!r->trans)
-		return 0;
 	btrfs_set_super_total_bytes(sb, new_super);
 	dev->total_bytes = want;
 	if (fs->write->dev_item_valid[i]) {

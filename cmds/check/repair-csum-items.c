@@ -257,8 +257,6 @@ static int realign(struct repair_ctx *r, struct btrfs_path *path, const struct b
 	check_format_key(key, ks, sizeof(ks));
 	repair_note(r, REPAIR_OP_CHANGE, true, key->offset, nk.offset,
 		    "csum tree item %s key offset (its checksums match the data there)", ks);
-	if (!r->trans)
-		return 0;
 	return btrfs_set_item_key_safe(r->trans, &fs->csum_root, path, &nk);
 }
 
@@ -297,10 +295,8 @@ int repair_csum_item_invalid(struct repair_ctx *r, const struct problem_ctx *p)
 	    keep && keep != size) {
 		repair_note(r, REPAIR_OP_CHANGE, true, size, keep,
 			    "csum tree item %s size (the partial checksum at its end)", ks);
-		if (r->trans) {
-			btrfs_truncate_item(&path, keep, 1);
-			btrfs_mark_buffer_dirty(r->trans, path.nodes[0]);
-		}
+		btrfs_truncate_item(&path, keep, 1);
+		btrfs_mark_buffer_dirty(r->trans, path.nodes[0]);
 	} else if (p->key.objectid == BTRFS_EXTENT_CSUM_OBJECTID &&
 		   p->key.type == BTRFS_EXTENT_CSUM_KEY && keep == size &&
 		   !(p->key.offset % fs->sectorsize)) {
@@ -309,8 +305,7 @@ int repair_csum_item_invalid(struct repair_ctx *r, const struct problem_ctx *p)
 		repair_note(r, REPAIR_OP_DELETE, false, 0, 0,
 			    "csum tree item %s of %u bytes (no checksum the kernel can use)",
 			    ks, size);
-		if (r->trans)
-			ret = btrfs_del_item(r->trans, root, &path);
+		ret = btrfs_del_item(r->trans, root, &path);
 	}
 	btrfs_release_path(&path);
 	return ret;

@@ -99,10 +99,7 @@ static int cut_item(struct repair_ctx *r, const struct csum_span *s, u64 start,
 			    "csum tree item (EXTENT_CSUM EXTENT_CSUM %llu): checksums of [%llu, %llu) removed",
 			    (unsigned long long)s->start, (unsigned long long)cs,
 			    (unsigned long long)ce);
-	if (!r->trans)
-		return 0;
-	btrfs_init_path(&path);
-	ret = btrfs_search_slot(r->trans, root, &key, &path, 0, 1);
+	ret = repair_search(r, root, &key, &path);
 	if (ret) {
 		btrfs_release_path(&path);
 		return ret < 0 ? ret : -ENOENT;
@@ -179,9 +176,8 @@ static int csum_from_data(struct repair_ctx *r, u64 start, u64 end)
 	while (start < end && !ret) {
 		u64 n = end - start > CSUM_READ_CHUNK ? CSUM_READ_CHUNK : end - start;
 
-		/* read in the dry run too: data that cannot be read fails both */
 		ret = btrfs_read_logical(r->fs_info, start, buf, n, 0);
-		if (!ret && r->trans)
+		if (!ret)
 			ret = btrfs_csum_file_blocks(r->trans, start, buf, n);
 		start += n;
 	}

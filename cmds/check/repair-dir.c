@@ -22,46 +22,38 @@ struct dir_entry_copy {
 	u32 size;
 };
 
+struct entry_copy {
+	const char *name;
+	struct dir_entry_copy *out;
+};
+
+static int copy_named(const struct btrfs_key *key, const struct btrfs_name_entry *e,
+		      void *data)
+{
+	struct entry_copy *c = data;
+
+	(void)key;
+	if (e->name_len > BTRFS_NAME_LEN)
+		return -ENOENT;		/* the item is damaged from here */
+	if (e->name_len != strlen(c->name) || e->data_len ||
+	    memcmp(e->name, c->name, e->name_len))
+		return 0;
+	memcpy(c->out->buf, e->di, e->len);
+	c->out->size = e->len;
+	return 1;
+}
+
 /*
  * Find the entry named @name in the dir item/index at @key; copy it.
  * 0 found, -ENOENT not there.
  */
-static int find_entry(struct repair_ctx *r, struct btrfs_root *root,
-		      const struct btrfs_key *key, const char *name,
-		      struct dir_entry_copy *out)
+static int find_entry(struct btrfs_root *root, const struct btrfs_key *key,
+		      const char *name, struct dir_entry_copy *out)
 {
-	size_t name_len = strlen(name);
-	struct btrfs_path path;
-	int ret;
+	struct entry_copy c = { name, out };
+	int ret = btrfs_item_for_each_name(root, key, copy_named, &c);
 
-	btrfs_init_path(&path);
-	ret = btrfs_search_slot(NULL, root, key, &path, 0, 0);
-	if (ret == 0) {
-		const u8 *p = btrfs_item_ptr_raw(path.nodes[0], path.slots[0]);
-		u32 size = btrfs_item_size(path.nodes[0], path.slots[0]), cur = 0;
-
-		ret = -ENOENT;
-		while (cur + sizeof(struct btrfs_dir_item) <= size) {
-			const struct btrfs_dir_item *di = (const void *)(p + cur);
-			u32 nl = btrfs_dir_name_len(di), dl = btrfs_dir_data_len(di);
-			u32 step = sizeof(*di) + nl + dl;
-
-			if (cur + step > size || nl > BTRFS_NAME_LEN)
-				break;
-			if (nl == name_len && !dl && !memcmp(di + 1, name, nl)) {
-				memcpy(out->buf, di, sizeof(*di) + nl);
-				out->size = sizeof(*di) + nl;
-				ret = 0;
-				break;
-			}
-			cur += step;
-		}
-	} else if (ret > 0) {
-		ret = -ENOENT;
-	}
-	btrfs_release_path(&path);
-	(void)r;
-	return ret;
+	return ret > 0 ? 0 : ret ? ret : -ENOENT;
 }
 
 /* add @e at @key: a new item, or appended to one whose hash collides */
@@ -122,10 +114,10 @@ static int rebuild_copy(struct repair_ctx *r, const struct problem_ctx *p,
 				   want_index ? hash : p->index };
 	to = (struct btrfs_key){ p->inode, want_index ? BTRFS_DIR_INDEX_KEY : BTRFS_DIR_ITEM_KEY,
 				 want_index ? p->index : hash };
-	ret = find_entry(r, root, &from, name, &e);
+	ret = find_entry(root, &from, name, &e);
 	if (ret)
 		return ret;
-	if (!find_entry(r, root, &to, name, &(struct dir_entry_copy){ 0 }))
+	if (!find_entry(root, &to, name, &(struct dir_entry_copy){ 0 }))
 		return -EEXIST;
 	/* a dir index holds one entry: another name at that index stays */
 	if (want_index) {
@@ -142,8 +134,6 @@ static int rebuild_copy(struct repair_ctx *r, const struct problem_ctx *p,
 		    (unsigned long long)to.objectid,
 		    want_index ? "DIR_INDEX" : "DIR_ITEM",
 		    (unsigned long long)to.offset, name);
-	if (!r->trans)
-		return 0;
 	return add_entry(r, root, &to, &e);
 }
 
@@ -161,36 +151,17 @@ int repair_dir_item_missing(struct repair_ctx *r, const struct problem_ctx *p)
  * A directory's size: the name lengths of its DIR_ITEM and DIR_INDEX
  * entries, each name counted once per copy (as btrfs counts).
  */
-int repair_count_dir_size(struct repair_ctx *r, struct btrfs_root *root, u64 dir,
-			  u64 *size)
+static int add_name_len(const struct btrfs_key *key, const struct btrfs_name_entry *e,
+			void *size)
 {
-	struct btrfs_key key = { dir, BTRFS_DIR_ITEM_KEY, 0 };
-	struct btrfs_path path;
-	int ret;
+	(void)key;
+	*(u64 *)size += e->name_len;
+	return 0;
+}
 
-	(void)r;
+int repair_count_dir_size(struct btrfs_root *root, u64 dir, u64 *size)
+{
 	*size = 0;
-	ret = btrfs_search_first(root, &key, &path);
-	while (ret == 0) {
-		const u8 *p;
-		u32 isize, cur = 0;
-
-		btrfs_path_key(&path, &key);
-		if (key.objectid != dir || key.type > BTRFS_DIR_INDEX_KEY)
-			break;
-		if (key.type != BTRFS_DIR_ITEM_KEY && key.type != BTRFS_DIR_INDEX_KEY)
-			goto next;
-		p = btrfs_item_ptr_raw(path.nodes[0], path.slots[0]);
-		isize = btrfs_item_size(path.nodes[0], path.slots[0]);
-		while (cur + sizeof(struct btrfs_dir_item) <= isize) {
-			const struct btrfs_dir_item *di = (const void *)(p + cur);
-
-			*size += btrfs_dir_name_len(di);
-			cur += sizeof(*di) + btrfs_dir_name_len(di) + btrfs_dir_data_len(di);
-		}
-next:
-		ret = btrfs_next_item(root, &path);
-	}
-	btrfs_release_path(&path);
-	return ret < 0 ? ret : 0;
+	return btrfs_for_each_name(root, dir, BTRFS_DIR_ITEM_KEY, BTRFS_DIR_INDEX_KEY,
+				   add_name_len, size);
 }

@@ -343,8 +343,6 @@ static int fix_data_pointer(struct repair_ctx *r, const struct repair_item *it,
 			    (unsigned long long)it->pctx.bytenr,
 			    (unsigned long long)fe.disk_num_bytes);
 	}
-	if (!r->trans)
-		return 0;
 	ret = repair_search(r, root, &fe.key, &path);
 	if (ret) {
 		btrfs_release_path(&path);
@@ -498,7 +496,7 @@ int repair_block_group_used(struct repair_ctx *r, const struct problem_ctx *p)
 		r->extents_mode = decide(r);
 	if (r->extents_mode != MODE_REBUILD)
 		return fix_block_group_used(r, p);
-	if (r->trans && !r->extent_tree_rebuilt)
+	if (!r->extent_tree_rebuilt)
 		return -EAGAIN;		/* the rebuild did not run: nothing to cover */
 	repair_note(r, REPAIR_OP_REBUILD, false, 0, 0,
 		    "block group item (%llu BLOCK_GROUP_ITEM %llu) used, with the extent tree",

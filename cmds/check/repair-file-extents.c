@@ -25,7 +25,7 @@
 int repair_file_extent_invalid(struct repair_ctx *r, const struct problem_ctx *p)
 {
 	struct btrfs_root *root = repair_get_root(r, p->root);
-	u64 gen = btrfs_super_generation(&r->fs_info->super_copy);
+	u64 gen = r->trans->transid - 1;
 	bool future = p->detail && !strncmp(p->detail, "generation ", 11);
 	bool prealloc = p->detail &&
 			!strncmp(p->detail, "prealloc extent without disk space", 34);
@@ -39,8 +39,6 @@ int repair_file_extent_invalid(struct repair_ctx *r, const struct problem_ctx *p
 		return -EOPNOTSUPP;
 	if (!root || p->key.type != BTRFS_EXTENT_DATA_KEY)
 		return -ENOENT;
-	if (r->trans)
-		gen = r->trans->transid - 1;
 	ret = repair_search(r, root, &p->key, &path);
 	if (ret) {
 		btrfs_release_path(&path);
@@ -58,7 +56,7 @@ int repair_file_extent_invalid(struct repair_ctx *r, const struct problem_ctx *p
 		if (!ret)
 			repair_note(r, REPAIR_OP_CHANGE, true, old, gen,
 				    "root %llu %s generation", (unsigned long long)p->root, ks);
-		if (!ret && r->trans)
+		if (!ret)
 			btrfs_set_file_extent_generation(fi, gen);
 	} else {
 		ret = btrfs_file_extent_type(fi) == BTRFS_FILE_EXTENT_PREALLOC &&
@@ -68,10 +66,10 @@ int repair_file_extent_invalid(struct repair_ctx *r, const struct problem_ctx *p
 				    BTRFS_FILE_EXTENT_REG,
 				    "root %llu %s type (a hole: no disk space)",
 				    (unsigned long long)p->root, ks);
-		if (!ret && r->trans)
+		if (!ret)
 			btrfs_set_file_extent_type(fi, BTRFS_FILE_EXTENT_REG);
 	}
-	if (!ret && r->trans)
+	if (!ret)
 		btrfs_mark_buffer_dirty(r->trans, path.nodes[0]);
 	btrfs_release_path(&path);
 	return ret;

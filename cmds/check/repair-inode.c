@@ -130,10 +130,9 @@ static int fix_fields(struct repair_ctx *r, const struct problem_ctx *p,
 			    "root %llu (%llu INODE_ITEM 0) %s",
 			    (unsigned long long)p->root, (unsigned long long)p->inode,
 			    field_names[fields[i]]);
-		if (r->trans)
-			set_field(ii, fields[i], want);
+		set_field(ii, fields[i], want);
 	}
-	if (r->trans && changed)
+	if (changed)
 		btrfs_mark_buffer_dirty(r->trans, path.nodes[0]);
 	btrfs_release_path(&path);
 	/* nothing to change (any more): an earlier fix of the pass did it */
@@ -158,65 +157,39 @@ static int has_items(struct btrfs_root *root, u64 objectid, u8 type)
 	return ret;
 }
 
+struct name_count {
+	u64 count;
+	u64 *parent;
+	u64 *index;
+};
+
+static int count_name(const struct btrfs_key *key, const struct btrfs_name_entry *e,
+		      void *data)
+{
+	struct name_count *c = data;
+
+	(void)key;
+	if (!c->count && c->parent) {
+		*c->parent = e->parent;
+		*c->index = e->index;
+	}
+	c->count++;
+	return 0;
+}
+
 /*
  * The names of inode @ino: the entries of its INODE_REF and INODE_EXTREF
- * items.  With @parent, @index and @name: the first of them.
+ * items.  With @parent and @index: those of the first.
  */
 int repair_count_names(struct btrfs_root *root, u64 ino, u64 *count, u64 *parent,
 		       u64 *index)
 {
-	struct btrfs_key key = { ino, BTRFS_INODE_REF_KEY, 0 };
-	struct btrfs_path path;
-	int ret;
+	struct name_count c = { 0, parent, index };
+	int ret = btrfs_for_each_name(root, ino, BTRFS_INODE_REF_KEY, BTRFS_INODE_EXTREF_KEY,
+				      count_name, &c);
 
-	*count = 0;
-	ret = btrfs_search_first(root, &key, &path);
-	while (ret == 0) {
-		const u8 *p;
-		u32 size, cur = 0;
-
-		btrfs_path_key(&path, &key);
-		if (key.objectid != ino || key.type > BTRFS_INODE_EXTREF_KEY)
-			break;
-		if (key.type != BTRFS_INODE_REF_KEY && key.type != BTRFS_INODE_EXTREF_KEY)
-			goto next;
-		p = btrfs_item_ptr_raw(path.nodes[0], path.slots[0]);
-		size = btrfs_item_size(path.nodes[0], path.slots[0]);
-		while (cur < size) {
-			u64 par, idx;
-			u32 step;
-
-			if (key.type == BTRFS_INODE_REF_KEY) {
-				const struct btrfs_inode_ref *ref = (const void *)(p + cur);
-
-				if (cur + sizeof(*ref) > size)
-					break;
-				par = key.offset;
-				idx = btrfs_inode_ref_index(ref);
-				step = sizeof(*ref) + btrfs_inode_ref_name_len(ref);
-			} else {
-				const struct btrfs_inode_extref *ref = (const void *)(p + cur);
-
-				if (cur + sizeof(*ref) > size)
-					break;
-				par = btrfs_inode_extref_parent(ref);
-				idx = btrfs_inode_extref_index(ref);
-				step = sizeof(*ref) + btrfs_inode_extref_name_len(ref);
-			}
-			if (cur + step > size)
-				break;
-			if (!*count && parent) {
-				*parent = par;
-				*index = idx;
-			}
-			(*count)++;
-			cur += step;
-		}
-next:
-		ret = btrfs_next_item(root, &path);
-	}
-	btrfs_release_path(&path);
-	return ret < 0 ? ret : 0;
+	*count = c.count;
+	return ret;
 }
 
 /*
@@ -347,12 +320,8 @@ int repair_dir_isize(struct repair_ctx *r, const struct problem_ctx *p)
 
 	if (!root)
 		return -ENOENT;
-	ret = repair_count_dir_size(r, root, p->inode, &q.expected);
+	ret = repair_count_dir_size(root, p->inode, &q.expected);
 	if (ret)
-		return ret;
-	/* a dry run: what earlier planned fixes did to the directory counts */
-	ret = repair_plan_dir_isize(r, root, p->inode, q.expected);
-	if (ret != -ENOENT)
 		return ret;
 	return fix_fields(r, &q, f, 1, rule_expected);
 }
@@ -388,12 +357,10 @@ int repair_inode_flags(struct repair_ctx *r, const struct problem_ctx *p)
 static u64 rule_generation(struct repair_ctx *r, const struct btrfs_inode_item *ii,
 			   enum inode_field f, u64 expected)
 {
-	u64 gen = btrfs_super_generation(&r->fs_info->super_copy);
+	u64 gen = r->trans->transid - 1;
 	u64 v = get_field(ii, f);
 
 	(void)expected;
-	if (r->trans)
-		gen = r->trans->transid - 1;
 	return v > gen + 1 ? gen : v;
 }
 
@@ -459,7 +426,7 @@ int repair_inode_item_missing(struct repair_ctx *r, const struct problem_ctx *p)
 	struct btrfs_key key = { p->inode, BTRFS_INODE_ITEM_KEY, 0 };
 	struct btrfs_inode_params ip = { 0 };
 	struct btrfs_path path;
-	u64 names, gen;
+	u64 names;
 	u32 fmt;
 	int ret;
 
@@ -478,7 +445,7 @@ int repair_inode_item_missing(struct repair_ctx *r, const struct problem_ctx *p)
 		return ret;
 	if (fmt == 0040000) {
 		ip.nlink = 1;
-		ret = repair_count_dir_size(r, root, p->inode, &ip.size);
+		ret = repair_count_dir_size(root, p->inode, &ip.size);
 	} else {
 		ip.nlink = (u32)names;
 		ret = file_extents_span(root, p->inode, &ip.size, &ip.nbytes);
@@ -488,14 +455,11 @@ int repair_inode_item_missing(struct repair_ctx *r, const struct problem_ctx *p)
 	if (!ip.nlink)
 		return -ENOLINK;	/* no name to reach it by */
 	ip.mode = fmt | (fmt == 0040000 ? 0755 : 0644);
-	gen = r->trans ? r->trans->transid - 1 : btrfs_super_generation(&r->fs_info->super_copy);
-	ip.generation = ip.transid = gen;
+	ip.generation = ip.transid = r->trans->transid - 1;
 	repair_note(r, REPAIR_OP_INSERT, false, 0, 0,
 		    "root %llu (%llu INODE_ITEM 0) mode 0%o nlink %u size %llu nbytes %llu",
 		    (unsigned long long)p->root, (unsigned long long)p->inode, ip.mode,
 		    ip.nlink, (unsigned long long)ip.size, (unsigned long long)ip.nbytes);
-	if (!r->trans)
-		return 0;
 	ip.atime.sec = ip.ctime.sec = ip.mtime.sec = ip.otime.sec = (u64)time(NULL);
 	return btrfs_insert_inode(r->trans, root, p->inode, &ip);
 }

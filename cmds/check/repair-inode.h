@@ -31,8 +31,7 @@ u32 repair_inode_fmt(struct btrfs_root *root, u64 ino);
 int repair_dir_index_missing(struct repair_ctx *r, const struct problem_ctx *p);
 int repair_dir_item_missing(struct repair_ctx *r, const struct problem_ctx *p);
 /* the size a directory's entries give it (each name counted per copy) */
-int repair_count_dir_size(struct repair_ctx *r, struct btrfs_root *root, u64 dir,
-			  u64 *size);
+int repair_count_dir_size(struct btrfs_root *root, u64 dir, u64 *size);
 
 /* repair-items.c */
 int repair_root_item(struct repair_ctx *r, const struct problem_ctx *p);

@@ -36,8 +36,6 @@ int repair_root_item(struct repair_ctx *r, const struct problem_ctx *p)
 	repair_note(r, REPAIR_OP_INSERT, false, 0, 0,
 		    "root tree item (ORPHAN ORPHAN_ITEM %llu): the kernel drops the subvolume",
 		    (unsigned long long)p->root);
-	if (!r->trans)
-		return 0;
 	return btrfs_insert_item(r->trans, &r->fs_info->tree_root, &key, NULL, 0);
 }
 
@@ -46,7 +44,7 @@ int repair_extent_item(struct repair_ctx *r, const struct problem_ctx *p)
 {
 	struct btrfs_root *root = &r->fs_info->extent_root;
 	struct btrfs_key key = { p->bytenr, BTRFS_EXTENT_ITEM_KEY, p->len };
-	u64 gen = btrfs_super_generation(&r->fs_info->super_copy);
+	u64 gen = r->trans->transid - 1;
 	struct btrfs_extent_item *ei;
 	struct btrfs_path path;
 	char ks[96];
@@ -55,9 +53,6 @@ int repair_extent_item(struct repair_ctx *r, const struct problem_ctx *p)
 
 	if (!p->detail || strncmp(p->detail, "invalid generation", 18))
 		return -EOPNOTSUPP;
-	if (r->trans)
-		gen = r->trans->transid - 1;
-	btrfs_init_path(&path);
 	ret = repair_search(r, root, &key, &path);
 	if (ret > 0) {
 		/* a skinny metadata item: (bytenr METADATA_ITEM level) */
@@ -87,10 +82,8 @@ int repair_extent_item(struct repair_ctx *r, const struct problem_ctx *p)
 	old = btrfs_extent_generation(ei);
 	check_format_key(&key, ks, sizeof(ks));
 	repair_note(r, REPAIR_OP_CHANGE, true, old, gen, "extent tree %s generation", ks);
-	if (r->trans) {
-		btrfs_set_extent_generation(ei, gen);
-		btrfs_mark_buffer_dirty(r->trans, path.nodes[0]);
-	}
+	btrfs_set_extent_generation(ei, gen);
+	btrfs_mark_buffer_dirty(r->trans, path.nodes[0]);
 	btrfs_release_path(&path);
 	return 0;
 }
@@ -123,8 +116,6 @@ int repair_file_extent_hole(struct repair_ctx *r, const struct problem_ctx *p)
 		    "root %llu (%llu EXTENT_DATA %llu) hole of %llu bytes",
 		    (unsigned long long)p->root, (unsigned long long)p->inode,
 		    (unsigned long long)p->bytenr, (unsigned long long)p->len);
-	if (!r->trans)
-		return 0;
 	return btrfs_insert_file_extent(r->trans, root, p->inode, p->bytenr, &fe);
 }
 
@@ -151,8 +142,6 @@ int repair_super_field(struct repair_ctx *r, const struct problem_ctx *p)
 		repair_note(r, REPAIR_OP_CHANGE, true, dev->total_bytes, want,
 			    "chunk tree (DEV_ITEMS DEV_ITEM %llu) total_bytes",
 			    (unsigned long long)dev->devid);
-		if (!r->trans)
-			continue;
 		dev->total_bytes = want;
 		if (fs->write->dev_item_valid[i]) {
 			btrfs_set_device_total_bytes(&fs->write->dev_items[i], want);
@@ -237,8 +226,6 @@ int repair_extent_item_missing(struct repair_ctx *r, const struct problem_ctx *p
 	check_format_key(&key, ks, sizeof(ks));
 	repair_note(r, REPAIR_OP_INSERT, false, 0, 0,
 		    "extent tree item %s refs 1, tree block ref root %llu", ks, owner);
-	if (!r->trans)
-		return 0;
 	return btrfs_insert_item(r->trans, &fs->extent_root, &key, buf, size);
 }
 
@@ -266,7 +253,7 @@ int repair_backref_unused(struct repair_ctx *r, const struct problem_ctx *p)
 	repair_note(r, REPAIR_OP_CHANGE, true, stored, found,
 		    "extent [%llu %llu] data ref root %llu inode %llu offset %llu count",
 		    (unsigned long long)p->bytenr, (unsigned long long)p->len, root, ino, off);
-	for (i = found; r->trans && i < stored && !ret; i++)
+	for (i = found; i < stored && !ret; i++)
 		ret = btrfs_dec_data_ref(r->trans, p->bytenr, p->len, root, ino, off);
 	return ret;
 }

@@ -19,17 +19,14 @@
 
 int repair_log_tree_invalid(struct repair_ctx *r, const struct problem_ctx *p)
 {
-	struct btrfs_super_block *sb = &r->fs_info->super_copy;
-	u64 old = r->trans ? r->dropped_log_root : btrfs_super_log_root(sb);
+	u64 old = r->dropped_log_root;
 
 	(void)p;
 	if (!old)
 		return -ENOENT;		/* no log to drop */
 	repair_note(r, REPAIR_OP_CHANGE, true, old, 0, "superblock log_root");
-	if (!r->trans)
-		return 0;
 	/* the superblock lost it at the open; the commit writes that */
-	if (btrfs_super_log_root(sb))
+	if (btrfs_super_log_root(&r->fs_info->super_copy))
 		return -EIO;
 	r->fs_info->write->super_dirty = true;
 	return 0;

@@ -14,30 +14,10 @@
  * Link inode @ino of subvolume tree @root under /lost+found with its
  * inode number as name ("<ino>", "<ino>.1", ... when taken): dir item,
  * dir index and inode ref; the inode's link count and lost+found's size
- * follow.  Each change is described with repair_note(); with r->trans
- * NULL (--dry-run) nothing is written and the plan is the same.
- * 0 linked (or planned), <0 -errno (-EEXIST: a directory that has a
- * name already).
+ * follow.  Each change is described with repair_note().  0 linked, <0
+ * -errno (-EEXIST: a directory that has a name already).
  */
 int repair_link_to_lost_found(struct repair_ctx *r, u64 root, u64 ino);
-
-/*
- * Dry run: an action planned to add (@delta > 0) or remove names of
- * inode @ino (nothing with a transaction: the tree counts).
- */
-int repair_plan_names(struct repair_ctx *r, u64 root, u64 ino, s64 delta);
-/*
- * Dry run: the ref entry of @ino in @parent at @index was replaced (its
- * name was damaged); the actions of its other findings see it gone.
- */
-int repair_plan_ref_dropped(struct repair_ctx *r, u64 root, u64 ino, u64 parent, u64 index);
-bool repair_ref_planned_dropped(struct repair_ctx *r, u64 root, u64 ino, u64 parent,
-				u64 index);
-/* the names of @ino counting the plan's, given the @on_disk count */
-u64 repair_names_now(struct repair_ctx *r, u64 root, u64 on_disk, u64 ino);
-
-/* the dry run's memory of the directories it planned */
-void repair_lost_found_release(struct repair_ctx *r);
 
 /*
  * The entry @name of directory @dir (its DIR_ITEM): where it points and
@@ -45,10 +25,6 @@ void repair_lost_found_release(struct repair_ctx *r);
  */
 int repair_lookup_name(struct btrfs_root *root, u64 dir, const char *name,
 		       size_t name_len, struct btrfs_key *location, u8 *type);
-
-/* the same for an entry about to be added (the dry run counts it) */
-int repair_take_dir_index(struct repair_ctx *r, struct btrfs_root *root, u64 dir,
-			  u64 *index);
 
 /*
  * Where the entry named @name lies in the item at @key: a DIR_ITEM or
@@ -67,19 +43,5 @@ int repair_cut_entry(struct repair_ctx *r, struct btrfs_root *root,
 /* add @delta to the size of directory @dir (its entries changed) */
 int repair_dir_size_add(struct repair_ctx *r, struct btrfs_root *root, u64 dir,
 			s64 delta);
-/*
- * Entries of @delta name bytes were added to @dir (< 0: removed) and its
- * size is left to DIR_ISIZE: the dry run counts them for that action.
- */
-int repair_plan_dir_entries(struct repair_ctx *r, struct btrfs_root *root, u64 dir,
-			    s64 delta);
-
-/*
- * Dry run: DIR_ISIZE of a directory an earlier planned fix grew or
- * shrank; @counted is what its entries on disk give.  -ENOENT when the
- * plan did not touch it, 1 nothing to change, 0 noted.
- */
-int repair_plan_dir_isize(struct repair_ctx *r, struct btrfs_root *root, u64 dir,
-			  u64 counted);
 
 #endif

@@ -18,9 +18,8 @@
  *    shrinks by the name it no longer holds;
  *  - the second of two entries with one name in a directory is renamed
  *    "NAME.dup-INO" (all three copies), so both files stay reachable.
- * Each action reads what it changes and decides the same way whether it
- * runs for the plan (no transaction) or for real; an entry that an
- * earlier fix of the same pass already handled gives 1 (nothing to do).
+ * Each action reads what it changes; an entry that an earlier fix of the
+ * same pass already handled gives 1 (nothing to do).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -38,7 +37,6 @@
 #define DI_SIZE		((u32)sizeof(struct btrfs_dir_item))
 #define REF_SIZE	((u32)sizeof(struct btrfs_inode_ref))
 
-static int any_item_of(struct btrfs_root *root, u64 objectid);
 static bool location_valid(const struct btrfs_dir_item *di);
 static int misplaced_in_dir(struct btrfs_root *root, u64 dir, const u8 *name,
 			    u32 name_len);
@@ -81,10 +79,7 @@ static int item_read(struct btrfs_root *root, const struct btrfs_key *key,
 	return ret;
 }
 
-/*
- * Give the item at @key the contents @data (@size bytes; 0 deletes it).
- * Only with a transaction.
- */
+/* give the item at @key the contents @data (@size bytes; 0 deletes it) */
 static int item_write(struct repair_ctx *r, struct btrfs_root *root,
 		      const struct btrfs_key *key, const u8 *data, u32 size)
 {
@@ -148,24 +143,15 @@ struct dir_entry {
 static bool entry_find(const struct item_copy *it, const u8 *name, u32 name_len,
 		       u64 child, u32 from, struct dir_entry *e)
 {
-	u32 cur = from;
+	struct btrfs_name_entry x = { .off = from };
 
-	while (cur + DI_SIZE <= it->size) {
-		const struct btrfs_dir_item *di = (const void *)(it->data + cur);
-		u32 nl = btrfs_dir_name_len(di);
-		u32 step = DI_SIZE + nl + btrfs_dir_data_len(di);
-		struct btrfs_key loc;
-
-		if (cur + step > it->size)
-			return false;
-		btrfs_disk_key_to_cpu(&loc, &di->location);
-		if ((!name || (nl == name_len && !memcmp(di + 1, name, nl))) &&
-		    (child == (u64)-1 || loc.objectid == child)) {
-			*e = (struct dir_entry){ cur, step, loc.objectid,
-						 (const u8 *)(di + 1), nl };
+	while (btrfs_next_name_entry(it->key.type, it->data, it->size, &x) > 0) {
+		if ((!name || (x.name_len == name_len && !memcmp(x.name, name, name_len))) &&
+		    (child == (u64)-1 || x.location.objectid == child)) {
+			*e = (struct dir_entry){ x.off, x.len, x.location.objectid,
+						 x.name, x.name_len };
 			return true;
 		}
-		cur += step;
 	}
 	return false;
 }
@@ -225,6 +211,31 @@ struct ref_name {
 };
 
 /*
+ * The entry of the INODE_REF or INODE_EXTREF item (@type, @data, @size)
+ * in @dir holding @index ((u64)-1: any) named @name (NULL: any); the
+ * scan stops at a name too long to be one.  true with @out filled.
+ */
+static bool ref_entry_find(u8 type, const void *data, u32 size, u64 dir, u64 index,
+			   const u8 *name, u32 name_len, struct ref_name *out)
+{
+	struct btrfs_name_entry e = { 0 };
+
+	while (btrfs_next_name_entry(type, data, size, &e) > 0 &&
+	       e.name_len <= BTRFS_NAME_LEN) {
+		if ((type == BTRFS_INODE_REF_KEY || e.parent == dir) &&
+		    (index == (u64)-1 || e.index == index) &&
+		    (!name || (e.name_len == name_len && !memcmp(e.name, name, name_len)))) {
+			memcpy(out->name, e.name, e.name_len);
+			out->name_len = e.name_len;
+			out->off = e.off;
+			out->extref = type == BTRFS_INODE_EXTREF_KEY;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
  * Find the inode ref (or extref) of @child in @dir holding @index
  * ((u64)-1: any index, and then @name must match).  0 found, 1 not, <0.
  */
@@ -234,59 +245,29 @@ static int ref_find(struct btrfs_root *root, u64 child, u64 dir, u64 index,
 	struct btrfs_key key = { child, BTRFS_INODE_REF_KEY, dir };
 	struct item_copy it;
 	struct btrfs_path path;
-	u32 cur = 0;
+	bool found;
 	int ret;
 
 	ret = item_read(root, &key, &it);
 	if (ret < 0)
 		return ret;
-	while (ret == 0 && cur + REF_SIZE <= it.size) {
-		const struct btrfs_inode_ref *ref = (const void *)(it.data + cur);
-		u32 nl = btrfs_inode_ref_name_len(ref);
-
-		if (cur + REF_SIZE + nl > it.size || nl > BTRFS_NAME_LEN)
-			break;
-		if ((index == (u64)-1 || btrfs_inode_ref_index(ref) == index) &&
-		    (!name || (nl == name_len && !memcmp(ref + 1, name, nl)))) {
-			memcpy(out->name, ref + 1, nl);
-			out->name_len = nl;
-			out->off = cur;
-			out->extref = false;
-			item_free(&it);
-			return 0;
-		}
-		cur += REF_SIZE + nl;
-	}
+	found = !ret && ref_entry_find(key.type, it.data, it.size, dir, index, name,
+				       name_len, out);
 	item_free(&it);
+	if (found)
+		return 0;
 	/* extrefs: every one of the inode is looked at (rare, small) */
 	key = (struct btrfs_key){ child, BTRFS_INODE_EXTREF_KEY, 0 };
 	ret = btrfs_search_first(root, &key, &path);
 	while (ret == 0) {
-		const u8 *p;
-		u32 size;
-
 		btrfs_path_key(&path, &key);
 		if (key.objectid != child || key.type != BTRFS_INODE_EXTREF_KEY)
 			break;
-		p = btrfs_item_ptr_raw(path.nodes[0], path.slots[0]);
-		size = btrfs_item_size(path.nodes[0], path.slots[0]);
-		for (cur = 0; cur + sizeof(struct btrfs_inode_extref) <= size;) {
-			const struct btrfs_inode_extref *x = (const void *)(p + cur);
-			u32 nl = btrfs_inode_extref_name_len(x);
-
-			if (cur + sizeof(*x) + nl > size || nl > BTRFS_NAME_LEN)
-				break;
-			if (btrfs_inode_extref_parent(x) == dir &&
-			    (index == (u64)-1 || btrfs_inode_extref_index(x) == index) &&
-			    (!name || (nl == name_len && !memcmp(x->name, name, nl)))) {
-				memcpy(out->name, x->name, nl);
-				out->name_len = nl;
-				out->off = cur;
-				out->extref = true;
-				btrfs_release_path(&path);
-				return 0;
-			}
-			cur += sizeof(*x) + nl;
+		if (ref_entry_find(key.type, btrfs_item_ptr_raw(path.nodes[0], path.slots[0]),
+				   btrfs_item_size(path.nodes[0], path.slots[0]), dir, index,
+				   name, name_len, out)) {
+			btrfs_release_path(&path);
+			return 0;
 		}
 		ret = btrfs_next_item(root, &path);
 	}
@@ -414,24 +395,6 @@ no:
 }
 
 
-/* the dir index (@dir, @index) points to an inode without any item */
-static int index_of_nothing(struct btrfs_root *root, u64 dir, u64 index)
-{
-	struct item_copy idx;
-	struct dir_entry e;
-	int ret;
-
-	ret = item_read(root, &(struct btrfs_key){ dir, BTRFS_DIR_INDEX_KEY, index }, &idx);
-	if (ret)
-		return ret < 0 ? ret : 0;
-	ret = entry_find(&idx, NULL, 0, (u64)-1, 0, &e);
-	item_free(&idx);
-	if (!ret)
-		return 0;
-	ret = any_item_of(root, e.child);
-	return ret < 0 ? ret : !ret;
-}
-
 /*
  * DIR_INDEX_MISSING for @name at @index: when the dir index of that index
  * exists as a damaged copy of this link (above), it becomes a copy of the
@@ -459,25 +422,8 @@ int repair_names_dir_index_missing(struct repair_ctx *r, const struct problem_ct
 		return repair_dir_index_missing(r, p);
 	}
 	ret = index_damaged_copy(root, p->inode, p->index, &f);
-	if (ret < 0)
-		return ret;
-	if (!ret) {
-		/*
-		 * A dir index of an inode that has nothing left holds the
-		 * index: the DIR_ENTRY_DANGLING fix (before this one) deletes
-		 * it, so the plan inserts here what the repair will.
-		 */
-		ret = index_of_nothing(root, p->inode, p->index);
-		if (ret < 0)
-			return ret;
-		if (ret && !r->trans) {
-			note_entry(r, REPAIR_OP_INSERT, p->root,
-				   &(struct btrfs_key){ p->inode, BTRFS_DIR_INDEX_KEY, p->index },
-				   name, name_len, NULL);
-			return 0;
-		}
-		return repair_dir_index_missing(r, p);
-	}
+	if (ret <= 0)
+		return ret < 0 ? ret : repair_dir_index_missing(r, p);
 	if (f.good.name_len != name_len || memcmp(f.good.name, name, name_len)) {
 		index_fix_free(&f);
 		return repair_dir_index_missing(r, p);
@@ -486,15 +432,12 @@ int repair_names_dir_index_missing(struct repair_ctx *r, const struct problem_ct
 	note_entry(r, REPAIR_OP_DELETE, p->root, &f.key, f.bad.name, f.bad.name_len, extra);
 	snprintf(extra, sizeof(extra), " inode %llu", (unsigned long long)f.good.child);
 	note_entry(r, REPAIR_OP_INSERT, p->root, &f.key, name, name_len, extra);
-	ret = 0;
-	if (r->trans) {
-		buf = malloc(f.good.len);
-		ret = -ENOMEM;
-		if (buf) {
-			memcpy(buf, f.item.data + f.good.off, f.good.len);
-			ret = item_write(r, root, &f.key, buf, f.good.len);
-			free(buf);
-		}
+	ret = -ENOMEM;
+	buf = malloc(f.good.len);
+	if (buf) {
+		memcpy(buf, f.item.data + f.good.off, f.good.len);
+		ret = item_write(r, root, &f.key, buf, f.good.len);
+		free(buf);
 	}
 	/* a longer or shorter name changes what the directory's size counts */
 	if (!ret && f.bad.name_len != name_len)
@@ -635,19 +578,16 @@ static int item_from_index(struct repair_ctx *r, struct btrfs_root *root,
 	}
 	note_entry(r, REPAIR_OP_DELETE, p->root, &it.key, name, name_len, " (no inode)");
 	note_entry(r, REPAIR_OP_INSERT, p->root, &it.key, name, name_len, NULL);
-	ret = 0;
-	if (r->trans) {
-		size = it.size - e.len + ie.len;
-		buf = malloc(size);
-		ret = -ENOMEM;
-		if (buf) {
-			memcpy(buf, it.data, e.off);
-			memcpy(buf + e.off, idx.data + ie.off, ie.len);
-			memcpy(buf + e.off + ie.len, it.data + e.off + e.len,
-			       it.size - e.off - e.len);
-			ret = item_write(r, root, &it.key, buf, size);
-			free(buf);
-		}
+	size = it.size - e.len + ie.len;
+	buf = malloc(size);
+	ret = -ENOMEM;
+	if (buf) {
+		memcpy(buf, it.data, e.off);
+		memcpy(buf + e.off, idx.data + ie.off, ie.len);
+		memcpy(buf + e.off + ie.len, it.data + e.off + e.len,
+		       it.size - e.off - e.len);
+		ret = item_write(r, root, &it.key, buf, size);
+		free(buf);
 	}
 	item_free(&it);
 	item_free(&idx);
@@ -737,11 +677,8 @@ int repair_names_dir_item_hash(struct repair_ctx *r, const struct problem_ctx *p
 		/* the entry keeps its place in the item; only the name changes */
 		note_entry(r, REPAIR_OP_DELETE, p->root, &from, name, name_len, NULL);
 		note_entry(r, REPAIR_OP_INSERT, p->root, &from, ref.name, ref.name_len, NULL);
-		ret = 0;
-		if (r->trans) {
-			memcpy(it.data + e.off + DI_SIZE, ref.name, name_len);
-			ret = item_write(r, root, &from, it.data, it.size);
-		}
+		memcpy(it.data + e.off + DI_SIZE, ref.name, name_len);
+		ret = item_write(r, root, &from, it.data, it.size);
 		goto out;
 	}
 	/* the right item may hold the entry already: then only one goes */
@@ -752,9 +689,6 @@ int repair_names_dir_item_hash(struct repair_ctx *r, const struct problem_ctx *p
 	note_entry(r, REPAIR_OP_DELETE, p->root, &from, name, name_len, NULL);
 	if (!twice)
 		note_entry(r, REPAIR_OP_INSERT, p->root, &to, name, name_len, NULL);
-	ret = 0;
-	if (!r->trans)
-		goto out;
 	moved = malloc(e.len);
 	if (!moved) {
 		ret = -ENOMEM;
@@ -829,7 +763,7 @@ int repair_names_xattr(struct repair_ctx *r, const struct problem_ctx *p)
 			return ret < 0 ? ret : 1;
 		note_entry(r, REPAIR_OP_DELETE, p->root, &from, (const u8 *)"", 0,
 			   "(empty)");
-		ret = r->trans ? item_write(r, root, &from, it.data, entry_cut(&it, &e)) : 0;
+		ret = item_write(r, root, &from, it.data, entry_cut(&it, &e));
 		item_free(&it);
 		return ret;
 	}
@@ -859,19 +793,16 @@ int repair_names_xattr(struct repair_ctx *r, const struct problem_ctx *p)
 	}
 	note_entry(r, REPAIR_OP_DELETE, p->root, &from, name, name_len, NULL);
 	note_entry(r, REPAIR_OP_INSERT, p->root, &to, name, name_len, NULL);
-	ret = 0;
-	if (r->trans) {
-		moved = malloc(e.len);
-		if (!moved) {
-			item_free(&it);
-			return -ENOMEM;
-		}
-		memcpy(moved, it.data + e.off, e.len);
-		ret = item_write(r, root, &from, it.data, entry_cut(&it, &e));
-		if (!ret)
-			ret = entry_append(r, root, &to, moved, e.len);
-		free(moved);
+	moved = malloc(e.len);
+	if (!moved) {
+		item_free(&it);
+		return -ENOMEM;
 	}
+	memcpy(moved, it.data + e.off, e.len);
+	ret = item_write(r, root, &from, it.data, entry_cut(&it, &e));
+	if (!ret)
+		ret = entry_append(r, root, &to, moved, e.len);
+	free(moved);
 	item_free(&it);
 	return ret;
 }
@@ -880,7 +811,7 @@ int repair_names_xattr(struct repair_ctx *r, const struct problem_ctx *p)
 
 /*
  * Remove the entry @name -> @child from the item at @key: 1 when it is
- * not there, 0 removed (or planned), <0 error.
+ * not there, 0 removed, <0 error.
  */
 static int entry_remove(struct repair_ctx *r, struct btrfs_root *root,
 			const struct btrfs_key *key, const u8 *name, u32 name_len,
@@ -898,7 +829,7 @@ static int entry_remove(struct repair_ctx *r, struct btrfs_root *root,
 		return 1;
 	}
 	note_entry(r, REPAIR_OP_DELETE, root->root_key.objectid, key, name, name_len, NULL);
-	ret = r->trans ? item_write(r, root, key, it.data, entry_cut(&it, &e)) : 0;
+	ret = item_write(r, root, key, it.data, entry_cut(&it, &e));
 	item_free(&it);
 	return ret;
 }
@@ -1124,10 +1055,6 @@ static int dup_rename(struct repair_ctx *r, struct btrfs_root *root, u64 dir,
 		    (unsigned long long)e->child, (unsigned long long)dir,
 		    (unsigned long long)idx_key.offset, shown);
 	delta = ((s64)new_len - (s64)name_len) * (idx.data ? 2 : 1);
-	if (!r->trans) {
-		item_free(&idx);
-		return repair_dir_size_add(r, root, dir, delta);
-	}
 	moved = malloc(DI_SIZE + new_len);
 	if (!moved) {
 		item_free(&idx);
@@ -1183,9 +1110,7 @@ int repair_names_dir_entry_duplicate(struct repair_ctx *r, const struct problem_
 	if (e.child == first.child) {
 		note_entry(r, REPAIR_OP_DELETE, p->root, &key, name, name_len,
 			   " (a second copy)");
-		ret = 0;
-		if (r->trans)
-			ret = item_write(r, root, &key, it.data, entry_cut(&it, &e));
+		ret = item_write(r, root, &key, it.data, entry_cut(&it, &e));
 		if (!ret)
 			ret = repair_dir_size_add(r, root, p->inode, -(s64)name_len);
 	} else {
@@ -1342,7 +1267,7 @@ int repair_names_dir_entry_invalid(struct repair_ctx *r, const struct problem_ct
 	}
 	note_entry(r, REPAIR_OP_DELETE, p->root, &it.key, e.name, e.name_len,
 		   e.name_len ? NULL : "(empty)");
-	ret = r->trans ? item_write(r, root, &it.key, it.data, entry_cut(&it, &e)) : 0;
+	ret = item_write(r, root, &it.key, it.data, entry_cut(&it, &e));
 	item_free(&it);
 	if (!ret && name_len)
 		ret = repair_dir_size_add(r, root, p->inode, -(s64)name_len);
@@ -1383,8 +1308,7 @@ static int set_entry_type(struct repair_ctx *r, struct btrfs_root *root,
 			    (unsigned long long)key->offset, shown);
 		(*changed)++;
 		btrfs_set_dir_type(di, (u8)((old & BTRFS_FT_ENCRYPTED) | want));
-		if (r->trans)
-			ret = item_write(r, root, key, it.data, it.size);
+		ret = item_write(r, root, key, it.data, it.size);
 	}
 	item_free(&it);
 	return ret;
@@ -1666,8 +1590,6 @@ int repair_names_inode_invalid(struct repair_ctx *r, const struct problem_ctx *p
 	want = 0040000 | (mode & 07777);
 	repair_note(r, REPAIR_OP_CHANGE, true, mode, want, "root %llu (%llu INODE_ITEM 0) mode",
 		    (unsigned long long)p->root, (unsigned long long)p->inode);
-	if (!r->trans)
-		return 0;
 	btrfs_set_inode_mode(&ii, want);
 	return btrfs_update_inode(r->trans, root, p->inode, &ii);
 }

@@ -181,7 +181,5 @@ int repair_file_extent_overlap(struct repair_ctx *r, const struct problem_ctx *p
 		    "root %llu inode %llu file extent start (same data over the %llu bytes of overlap)",
 		    (unsigned long long)p->root, (unsigned long long)p->inode,
 		    (unsigned long long)d);
-	if (!r->trans)
-		return 0;
 	return trim_front(r, root, &key, d);
 }

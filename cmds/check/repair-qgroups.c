@@ -24,7 +24,6 @@ int repair_qgroup_invalid(struct repair_ctx *r, const struct problem_ctx *p)
 	struct btrfs_key key = { 0, BTRFS_QGROUP_STATUS_KEY, 0 };
 	struct btrfs_qgroup_status_item st;
 	struct btrfs_path path;
-	u64 gen;
 	int ret;
 
 	if (!p->name || strcmp(p->name, "status") || !root->node)
@@ -36,14 +35,11 @@ int repair_qgroup_invalid(struct repair_ctx *r, const struct problem_ctx *p)
 	btrfs_release_path(&path);
 	if (ret <= 0)
 		return ret < 0 ? ret : 1;	/* it is there */
-	gen = r->trans ? r->trans->transid : btrfs_super_generation(&fs->super_copy) + 1;
 	repair_note(r, REPAIR_OP_INSERT, false, 0, 0,
 		    "quota tree item (0 QGROUP_STATUS 0) version 1 flags ON");
-	if (!r->trans)
-		return 0;
 	memset(&st, 0, sizeof(st));
 	btrfs_set_qgroup_status_version(&st, 1);
-	btrfs_set_qgroup_status_generation(&st, gen);
+	btrfs_set_qgroup_status_generation(&st, r->trans->transid);
 	btrfs_set_qgroup_status_flags(&st, BTRFS_QGROUP_STATUS_FLAG_ON);
 	return btrfs_insert_item(r->trans, root, &key, &st, sizeof(st));
 }

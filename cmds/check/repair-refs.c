@@ -20,9 +20,6 @@
  * A damaged name (the same index, another name in the ref) is written
  * again from the dir entries when the dir item and dir index agree (two
  * copies against one); otherwise it is left to the dir entry actions.
- * The dry run writes nothing: what an earlier planned fix changed (names
- * added or removed, a ref replaced) is remembered (repair-lost-found.c)
- * so that the plan describes what the repair does.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -78,6 +75,29 @@ struct ref_name {
 /* called for each name; nonzero stops the walk (and is returned, > 0) */
 typedef int (*name_fn)(const struct ref_name *n, void *data);
 
+struct name_walk {
+	name_fn fn;
+	void *data;
+};
+
+static int walk_name(const struct btrfs_key *key, const struct btrfs_name_entry *e,
+		     void *data)
+{
+	struct name_walk *w = data;
+	struct ref_name n;
+
+	if (!e->name_len || e->name_len > BTRFS_NAME_LEN)
+		return 0;
+	n.parent = e->parent;
+	n.index = e->index;
+	n.key_type = key->type;
+	n.key_offset = key->offset;
+	n.len = (u16)e->name_len;
+	memcpy(n.name, e->name, e->name_len);
+	n.name[e->name_len] = 0;
+	return w->fn(&n, w->data);
+}
+
 /*
  * Every name of @ino, in key order.  Entries with an impossible length
  * are skipped (INODE_REF_INVALID's).  0 all seen, > 0 what @fn stopped
@@ -85,68 +105,10 @@ typedef int (*name_fn)(const struct ref_name *n, void *data);
  */
 static int walk_names(struct btrfs_root *root, u64 ino, name_fn fn, void *data)
 {
-	struct btrfs_key key = { ino, BTRFS_INODE_REF_KEY, 0 };
-	struct btrfs_path path;
-	struct ref_name n;
-	int ret, stop = 0;
+	struct name_walk w = { fn, data };
 
-	ret = btrfs_search_first(root, &key, &path);
-	while (ret == 0 && !stop) {
-		const u8 *p;
-		u32 size, cur = 0;
-
-		btrfs_path_key(&path, &key);
-		if (key.objectid != ino || key.type > BTRFS_INODE_EXTREF_KEY)
-			break;
-		if (key.type != BTRFS_INODE_REF_KEY && key.type != BTRFS_INODE_EXTREF_KEY)
-			goto next;
-		p = btrfs_item_ptr_raw(path.nodes[0], path.slots[0]);
-		size = btrfs_item_size(path.nodes[0], path.slots[0]);
-		while (cur < size && !stop) {
-			const u8 *name;
-			u32 hdr, nl;
-
-			if (key.type == BTRFS_INODE_REF_KEY) {
-				const struct btrfs_inode_ref *ref = (const void *)(p + cur);
-
-				hdr = sizeof(*ref);
-				if (cur + hdr > size)
-					break;
-				nl = btrfs_inode_ref_name_len(ref);
-				n.parent = key.offset;
-				n.index = btrfs_inode_ref_index(ref);
-				name = (const u8 *)(ref + 1);
-			} else {
-				const struct btrfs_inode_extref *ref = (const void *)(p + cur);
-
-				hdr = sizeof(*ref);
-				if (cur + hdr > size)
-					break;
-				nl = btrfs_inode_extref_name_len(ref);
-				n.parent = btrfs_inode_extref_parent(ref);
-				n.index = btrfs_inode_extref_index(ref);
-				name = ref->name;
-			}
-			if (cur + hdr + nl > size)
-				break;
-			cur += hdr + nl;
-			if (!nl || nl > BTRFS_NAME_LEN)
-				continue;
-			n.key_type = key.type;
-			n.key_offset = key.offset;
-			n.len = (u16)nl;
-			memcpy(n.name, name, nl);
-			n.name[nl] = 0;
-			stop = fn(&n, data);
-		}
-next:
-		if (!stop)
-			ret = btrfs_next_item(root, &path);
-	}
-	btrfs_release_path(&path);
-	if (stop)
-		return stop;
-	return ret < 0 ? ret : 0;
+	return btrfs_for_each_name(root, ino, BTRFS_INODE_REF_KEY, BTRFS_INODE_EXTREF_KEY,
+				   walk_name, &w);
 }
 
 struct name_list {
@@ -211,8 +173,6 @@ static int drop_entry(struct repair_ctx *r, struct btrfs_root *root,
 		    (unsigned long long)key->objectid, key_type_name(key->type),
 		    (unsigned long long)key->offset, name);
 	*dropped = true;
-	if (!r->trans)
-		return 0;
 	return repair_cut_entry(r, root, key, off, len);
 }
 
@@ -227,8 +187,6 @@ static int drop_ref(struct repair_ctx *r, struct btrfs_root *root, u64 ino,
 	ret = drop_entry(r, root, &key, n->name, n->parent, &dropped);
 	if (!ret && !dropped)
 		ret = -ENOENT;
-	if (!ret)
-		ret = repair_plan_names(r, root->root_key.objectid, ino, -1);
 	return ret;
 }
 
@@ -365,8 +323,6 @@ static int replace_damaged_ref(struct repair_ctx *r, struct btrfs_root *root,
 		    "root %llu (%llu INODE_REF %llu) index %llu name %s",
 		    (unsigned long long)p->root, (unsigned long long)ino,
 		    (unsigned long long)dir, (unsigned long long)p->index, p->name);
-	if (!r->trans)
-		return repair_plan_ref_dropped(r, p->root, ino, dir, p->index);
 	ret = repair_cut_entry(r, root, &key, off, len);
 	if (ret)
 		return ret;
@@ -426,8 +382,6 @@ int repair_inode_ref_missing(struct repair_ctx *r, const struct problem_ctx *p)
 		ret = has_ref_at(root, ino, dir, index, &bad);
 		if (ret < 0)
 			return ret;
-		if (ret && repair_ref_planned_dropped(r, p->root, ino, dir, index))
-			ret = 0;
 		if (ret)
 			return replace_damaged_ref(r, root, p, &bad, lookup == 0);
 	}
@@ -437,31 +391,24 @@ int repair_inode_ref_missing(struct repair_ctx *r, const struct problem_ctx *p)
 	ret = repair_count_names(root, ino, &names, NULL, NULL);
 	if (ret)
 		return ret;
-	if (is_dir_mode(&ii) && repair_names_now(r, p->root, names, ino))
+	if (is_dir_mode(&ii) && names)
 		return -EEXIST;		/* a directory has one name */
 	if (!has_index) {
-		ret = repair_take_dir_index(r, root, dir, &index);
+		ret = btrfs_next_dir_index(root, dir, &index);
 		if (ret)
 			return ret;
 		repair_note(r, REPAIR_OP_INSERT, false, 0, 0,
 			    "root %llu (%llu DIR_INDEX %llu) name %s -> inode %llu",
 			    (unsigned long long)p->root, (unsigned long long)dir,
 			    (unsigned long long)index, p->name, (unsigned long long)ino);
-		if (r->trans) {
-			ret = insert_dir_index(r, root, dir, index, ino, type, p->name);
-			if (ret)
-				return ret;
-		}
 		/* the size: DIR_ISIZE recounts it */
-		ret = repair_plan_dir_entries(r, root, dir, (s64)len);
+		ret = insert_dir_index(r, root, dir, index, ino, type, p->name);
 		if (ret)
 			return ret;
 	}
 	repair_note(r, REPAIR_OP_INSERT, false, 0, 0, "root %llu (%llu INODE_REF %llu) index %llu name %s",
 		    (unsigned long long)p->root, (unsigned long long)ino,
 		    (unsigned long long)dir, (unsigned long long)index, p->name);
-	if (!r->trans)
-		return repair_plan_names(r, p->root, ino, 1);
 	return btrfs_insert_inode_ref(r->trans, root, p->name, (int)len, ino, dir, index);
 }
 
@@ -503,8 +450,6 @@ int repair_inode_ref_unmatched(struct repair_ctx *r, const struct problem_ctx *p
 		return 1;	/* replaced by an earlier fix */
 	if (ret)
 		return ret;
-	if (repair_ref_planned_dropped(r, p->root, ino, dir, n.index))
-		return 1;
 	ret = btrfs_read_inode(root, dir, &di);
 	if (ret && ret != -ENOENT)
 		return ret;
@@ -532,16 +477,10 @@ int repair_inode_ref_unmatched(struct repair_ctx *r, const struct problem_ctx *p
 			    "root %llu (%llu DIR_INDEX %llu) name %s -> inode %llu",
 			    (unsigned long long)p->root, (unsigned long long)dir,
 			    (unsigned long long)n.index, n.name, (unsigned long long)ino);
-		if (r->trans) {
-			struct btrfs_key l = { ino, BTRFS_INODE_ITEM_KEY, 0 };
-
-			ret = btrfs_insert_dir_item(r->trans, root, n.name, n.len, dir, &l,
-						    type, n.index);
-			if (ret)
-				return ret;
-		}
 		/* the size: DIR_ISIZE recounts it */
-		return repair_plan_dir_entries(r, root, dir, 2 * (s64)n.len);
+		return btrfs_insert_dir_item(r->trans, root, n.name, n.len, dir,
+					     &(struct btrfs_key){ ino, BTRFS_INODE_ITEM_KEY, 0 },
+					     type, n.index);
 	}
 	/* no directory to hold the name */
 	ret = drop_ref(r, root, ino, &n);
@@ -550,7 +489,7 @@ int repair_inode_ref_unmatched(struct repair_ctx *r, const struct problem_ctx *p
 	ret = repair_count_names(root, ino, &names, NULL, NULL);
 	if (ret)
 		return ret;
-	if (repair_names_now(r, p->root, names, ino))
+	if (names)
 		return 0;
 	return repair_link_to_lost_found(r, p->root, ino);
 }
@@ -576,8 +515,6 @@ int repair_dir_index_missing_ref(struct repair_ctx *r, const struct problem_ctx 
 	if (ret)	/* > 0: the name went with an earlier fix (DIR_ITEM_HASH) */
 		return ret < 0 ? ret : 1;
 	ret = find_ref(root, loc.objectid, p->inode, p->name, &n);
-	if (ret == -ENOENT && repair_names_now(r, p->root, 0, loc.objectid))
-		return 1;	/* the dry run: planned with the ref */
 	if (ret)
 		return ret == -ENOENT ? -ENODATA : ret;
 	{
@@ -591,42 +528,62 @@ int repair_dir_index_missing_ref(struct repair_ctx *r, const struct problem_ctx 
 	return repair_names_dir_index_missing(r, &q);
 }
 
+/* where in its item the entry a search found lies */
+struct entry_at {
+	u64 parent;
+	u64 index;
+	bool self;
+	u32 off;
+	u32 len;
+	char name[BTRFS_NAME_LEN + 1];
+	u32 name_len;
+};
+
+static int bad_ref_at(const struct btrfs_key *key, const struct btrfs_name_entry *e,
+		      void *data)
+{
+	struct entry_at *a = data;
+
+	(void)key;
+	if (e->index != a->index || (!a->self && e->name_len && e->name_len <= BTRFS_NAME_LEN))
+		return 0;
+	a->off = e->off;
+	a->len = e->len;
+	return 1;
+}
+
 /* the ref entry of @ino in @parent at @index whose name cannot be one */
 static int find_bad_ref(struct btrfs_root *root, u64 ino, u64 parent, u64 index,
 			bool self, struct btrfs_key *key, u32 *off, u32 *len)
 {
-	struct btrfs_path path;
+	struct entry_at a = { .index = index, .self = self };
 	int ret;
 
 	*key = (struct btrfs_key){ ino, BTRFS_INODE_REF_KEY, parent };
-	btrfs_init_path(&path);
-	ret = btrfs_search_slot(NULL, root, key, &path, 0, 0);
-	if (ret == 0) {
-		const u8 *p = btrfs_item_ptr_raw(path.nodes[0], path.slots[0]);
-		u32 size = btrfs_item_size(path.nodes[0], path.slots[0]), cur = 0;
+	ret = btrfs_item_for_each_name(root, key, bad_ref_at, &a);
+	if (ret <= 0)
+		return ret ? ret : -ENOENT;
+	*off = a.off;
+	*len = a.len;
+	return 0;
+}
 
-		ret = -ENOENT;
-		while (cur + sizeof(struct btrfs_inode_ref) <= size) {
-			const struct btrfs_inode_ref *ref = (const void *)(p + cur);
-			u32 nl = btrfs_inode_ref_name_len(ref);
-			u32 step = sizeof(*ref) + nl;
+/* an extref entry of @a->parent and @a->index with a name that can be one */
+static int extref_at(const struct btrfs_key *key, const struct btrfs_name_entry *e,
+		     void *data)
+{
+	struct entry_at *a = data;
 
-			if (cur + step > size)
-				break;
-			if (btrfs_inode_ref_index(ref) == index &&
-			    (self || !nl || nl > BTRFS_NAME_LEN)) {
-				*off = cur;
-				*len = step;
-				ret = 0;
-				break;
-			}
-			cur += step;
-		}
-	} else if (ret > 0) {
-		ret = -ENOENT;
-	}
-	btrfs_release_path(&path);
-	return ret;
+	(void)key;
+	if (e->parent != a->parent || e->index != a->index || !e->name_len ||
+	    e->name_len > BTRFS_NAME_LEN)
+		return 0;
+	memcpy(a->name, e->name, e->name_len);
+	a->name[e->name_len] = 0;
+	a->name_len = e->name_len;
+	a->off = e->off;
+	a->len = e->len;
+	return 1;
 }
 
 /*
@@ -639,13 +596,9 @@ static int find_bad_ref(struct btrfs_root *root, u64 ino, u64 parent, u64 index,
 static int move_extref(struct repair_ctx *r, struct btrfs_root *root,
 		       const struct problem_ctx *p)
 {
+	struct entry_at a = { .parent = p->found, .index = p->index };
 	unsigned long long off_found, off_want;
 	struct btrfs_key key, loc;
-	struct btrfs_path path;
-	char name[BTRFS_NAME_LEN + 1];
-	u32 off = 0, len = 0, nl = 0;
-	const u8 *ip;
-	u32 size, cur = 0;
 	u8 type;
 	int ret;
 
@@ -653,58 +606,27 @@ static int move_extref(struct repair_ctx *r, struct btrfs_root *root,
 		   &off_found, &off_want) != 2)
 		return -EOPNOTSUPP;
 	key = (struct btrfs_key){ p->inode, BTRFS_INODE_EXTREF_KEY, off_found };
-	btrfs_init_path(&path);
-	if (repair_ref_planned_dropped(r, p->root, p->inode, p->found, p->index))
-		return 1;	/* replaced by an earlier planned fix */
-	ret = btrfs_search_slot(NULL, root, &key, &path, 0, 0);
-	if (ret) {
-		btrfs_release_path(&path);
-		return ret < 0 ? ret : 1;	/* gone with an earlier fix */
-	}
-	ip = btrfs_item_ptr_raw(path.nodes[0], path.slots[0]);
-	size = btrfs_item_size(path.nodes[0], path.slots[0]);
-	ret = -ENOENT;
-	while (cur + sizeof(struct btrfs_inode_extref) <= size) {
-		const struct btrfs_inode_extref *ref = (const void *)(ip + cur);
-		u32 step = sizeof(*ref) + btrfs_inode_extref_name_len(ref);
-
-		if (cur + step > size)
-			break;
-		nl = btrfs_inode_extref_name_len(ref);
-		if (btrfs_inode_extref_parent(ref) == p->found &&
-		    btrfs_inode_extref_index(ref) == p->index && nl && nl <= BTRFS_NAME_LEN) {
-			memcpy(name, ref->name, nl);
-			name[nl] = 0;
-			off = cur;
-			len = step;
-			ret = 0;
-			break;
-		}
-		cur += step;
-	}
-	btrfs_release_path(&path);
-	if (ret)
-		return ret == -ENOENT ? 1 : ret;	/* gone with an earlier fix */
-	if (btrfs_extref_hash(p->found, name, (int)nl) == off_found)
+	ret = btrfs_item_for_each_name(root, &key, extref_at, &a);
+	if (ret <= 0)
+		return ret && ret != -ENOENT ? ret : 1;	/* gone with an earlier fix */
+	if (btrfs_extref_hash(p->found, a.name, (int)a.name_len) == off_found)
 		return 1;	/* an earlier fix filed the right name there */
-	ret = repair_lookup_name(root, p->found, name, nl, &loc, &type);
+	ret = repair_lookup_name(root, p->found, a.name, a.name_len, &loc, &type);
 	if (ret < 0)
 		return ret;
 	if (ret || loc.objectid != p->inode)
 		return -EOPNOTSUPP;	/* the name is damaged, not the key */
 	repair_note(r, REPAIR_OP_DELETE, false, 0, 0,
 		    "root %llu (%llu INODE_EXTREF %llu) name %s", (unsigned long long)p->root,
-		    (unsigned long long)p->inode, off_found, name);
+		    (unsigned long long)p->inode, off_found, a.name);
 	repair_note(r, REPAIR_OP_INSERT, false, 0, 0,
 		    "root %llu inode ref of %llu in %llu index %llu name %s",
 		    (unsigned long long)p->root, (unsigned long long)p->inode,
-		    (unsigned long long)p->found, (unsigned long long)p->index, name);
-	if (!r->trans)
-		return 0;
-	ret = repair_cut_entry(r, root, &key, off, len);
+		    (unsigned long long)p->found, (unsigned long long)p->index, a.name);
+	ret = repair_cut_entry(r, root, &key, a.off, a.len);
 	if (ret)
 		return ret;
-	return btrfs_insert_inode_ref(r->trans, root, name, (int)nl, p->inode, p->found,
+	return btrfs_insert_inode_ref(r->trans, root, a.name, (int)a.name_len, p->inode, p->found,
 				      p->index);
 }
 
@@ -738,8 +660,6 @@ int repair_inode_ref_invalid(struct repair_ctx *r, const struct problem_ctx *p)
 		    "root %llu (%llu INODE_REF %llu) entry of index %llu (%s)",
 		    (unsigned long long)p->root, (unsigned long long)p->inode,
 		    (unsigned long long)p->found, (unsigned long long)p->index, d);
-	if (!r->trans)
-		return repair_plan_names(r, p->root, p->inode, -1);
 	return repair_cut_entry(r, root, &key, off, len);
 }
 
@@ -750,8 +670,7 @@ int repair_inode_ref_invalid(struct repair_ctx *r, const struct problem_ctx *p)
 int repair_inode_nlink_or_lost(struct repair_ctx *r, const struct problem_ctx *p)
 {
 	struct btrfs_root *root = repair_get_root(r, p->root);
-	struct btrfs_inode_item ii;
-	u64 names, now;
+	u64 names;
 	int ret;
 
 	if (!root)
@@ -759,21 +678,9 @@ int repair_inode_nlink_or_lost(struct repair_ctx *r, const struct problem_ctx *p
 	ret = repair_count_names(root, p->inode, &names, NULL, NULL);
 	if (ret)
 		return ret;
-	now = repair_names_now(r, p->root, names, p->inode);
-	if (!now)
+	if (!names)
 		return repair_link_to_lost_found(r, p->root, p->inode);
-	if (now == names)
-		return repair_inode_nlink(r, p);
-	/* a dry run after planned names: the count the repair will see */
-	ret = btrfs_read_inode(root, p->inode, &ii);
-	if (ret)
-		return ret;
-	if (btrfs_inode_nlink(&ii) == now)
-		return 1;
-	repair_note(r, REPAIR_OP_CHANGE, true, btrfs_inode_nlink(&ii), now,
-		    "root %llu (%llu INODE_ITEM 0) nlink", (unsigned long long)p->root,
-		    (unsigned long long)p->inode);
-	return 0;
+	return repair_inode_nlink(r, p);
 }
 
 /* does the chain of first names from @dir reach the top without @ino? */
@@ -894,8 +801,6 @@ int repair_dir_nlink(struct repair_ctx *r, const struct problem_ctx *p)
 	repair_note(r, REPAIR_OP_CHANGE, true, btrfs_inode_nlink(&ii), 1,
 		    "root %llu (%llu INODE_ITEM 0) nlink", (unsigned long long)p->root,
 		    (unsigned long long)p->inode);
-	if (!r->trans)
-		return 0;
 	btrfs_set_inode_nlink(&ii, 1);
 	return btrfs_update_inode(r->trans, root, p->inode, &ii);
 }

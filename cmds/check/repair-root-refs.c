@@ -155,8 +155,6 @@ static int put_half(struct repair_ctx *r, const struct ref_link *l, bool backref
 		    "root tree item %s dirid %llu sequence %llu name %.*s", ks,
 		    (unsigned long long)l->dirid, (unsigned long long)l->sequence,
 		    (int)l->name_len, l->name);
-	if (!r->trans)
-		return 0;
 	btrfs_set_root_ref_dirid(ref, l->dirid);
 	btrfs_set_root_ref_sequence(ref, l->sequence);
 	btrfs_set_root_ref_name_len(ref, l->name_len);

@@ -63,10 +63,6 @@ int repair_uuid_stale(struct repair_ctx *r, const struct problem_ctx *p)
 		repair_note(r, REPAIR_OP_CHANGE, false, 0, 0,
 			    "uuid tree item %s: root %llu removed from it", ks,
 			    (unsigned long long)p->root);
-	if (!r->trans) {
-		btrfs_release_path(&path);
-		return 0;
-	}
 	if (size == sizeof(u64)) {
 		ret = btrfs_del_item(r->trans, root, &path);
 	} else {
@@ -134,8 +130,6 @@ int repair_uuid_missing(struct repair_ctx *r, const struct problem_ctx *p)
 	check_format_key(&key, ks, sizeof(ks));
 	repair_note(r, REPAIR_OP_INSERT, false, 0, 0, "uuid tree item %s (root %llu)",
 		    ks, (unsigned long long)p->root);
-	if (!r->trans)
-		return 0;
 	return btrfs_uuid_tree_add(r->trans, uuid, type, p->root);
 }
 
@@ -165,8 +159,6 @@ int repair_inode_no_orphan(struct repair_ctx *r, const struct problem_ctx *p)
 	repair_note(r, REPAIR_OP_INSERT, false, 0, 0,
 		    "root %llu (ORPHAN ORPHAN_ITEM %llu): the kernel deletes the unlinked inode",
 		    (unsigned long long)p->root, (unsigned long long)p->inode);
-	if (!r->trans)
-		return 0;
 	return btrfs_insert_item(r->trans, root, &key, NULL, 0);
 }
 
@@ -190,8 +182,7 @@ int repair_orphan_item(struct repair_ctx *r, const struct problem_ctx *p)
 	}
 	repair_note(r, REPAIR_OP_DELETE, false, 0, 0, "root %llu (ORPHAN ORPHAN_ITEM %llu)",
 		    (unsigned long long)p->root, (unsigned long long)p->inode);
-	if (r->trans)
-		ret = btrfs_del_item(r->trans, root, &path);
+	ret = btrfs_del_item(r->trans, root, &path);
 	btrfs_release_path(&path);
 	return ret;
 }
@@ -234,13 +225,11 @@ int repair_qgroup_counts(struct repair_ctx *r, const struct problem_ctx *p)
 	if (btrfs_qgroup_info_excl(qi) != want_excl)
 		repair_note(r, REPAIR_OP_CHANGE, true, btrfs_qgroup_info_excl(qi), want_excl,
 			    "quota tree (0 QGROUP_INFO %s) exclusive", p->name);
-	if (r->trans) {
-		btrfs_set_qgroup_info_rfer(qi, want_rfer);
-		btrfs_set_qgroup_info_rfer_cmpr(qi, want_rfer);
-		btrfs_set_qgroup_info_excl(qi, want_excl);
-		btrfs_set_qgroup_info_excl_cmpr(qi, want_excl);
-		btrfs_mark_buffer_dirty(r->trans, path.nodes[0]);
-	}
+	btrfs_set_qgroup_info_rfer(qi, want_rfer);
+	btrfs_set_qgroup_info_rfer_cmpr(qi, want_rfer);
+	btrfs_set_qgroup_info_excl(qi, want_excl);
+	btrfs_set_qgroup_info_excl_cmpr(qi, want_excl);
+	btrfs_mark_buffer_dirty(r->trans, path.nodes[0]);
 	btrfs_release_path(&path);
 	return 0;
 }
@@ -310,8 +299,6 @@ int repair_inode_cache(struct repair_ctx *r, const struct problem_ctx *p)
 				    (unsigned long long)refs[i].bytenr,
 				    (unsigned long long)refs[i].len,
 				    (unsigned long long)p->root);
-		if (!r->trans)
-			continue;
 		ret = btrfs_delete_key(r->trans, root, &keys[i]);
 		if (!ret && refs[i].bytenr)
 			ret = btrfs_dec_data_ref(r->trans, refs[i].bytenr, refs[i].len,

@@ -737,7 +737,7 @@ static void note_block_fixes(struct repair_ctx *r, u64 bytenr)
 }
 
 /*
- * Copy @bytenr on write in tree @tree_id: 0 copied (or planned), 1 the
+ * Copy @bytenr on write in tree @tree_id: 0 copied, 1 the
  * tree does not hold it, <0 error.  The fixes made to the block are noted
  * before its first copy only.
  */
@@ -773,8 +773,6 @@ static int cow_block_in_tree(struct repair_ctx *r, u64 tree_id, u64 bytenr, bool
 	repair_note(r, REPAIR_OP_REBUILD, false, 0, 0,
 		    "tree %llu block %llu (level %d): copied to a new address with the current generation",
 		    (unsigned long long)tree_id, (unsigned long long)bytenr, level);
-	if (!r->trans)
-		return 0;
 	btrfs_init_path(&path);
 	path.lowest_level = level;
 	ret = btrfs_search_slot(r->trans, root, &key, &path, 0, 1);
@@ -908,8 +906,6 @@ static int fix_metadata_item_level(struct repair_ctx *r, const struct problem_ct
 	repair_note(r, REPAIR_OP_CHANGE, true, p->key.offset, key.offset,
 		    "extent tree %s key offset (the level of block %llu)", ks,
 		    (unsigned long long)key.objectid);
-	if (!r->trans)
-		return 0;
 	ret = repair_search(r, root, &p->key, &path);
 	if (ret == 0)
 		ret = btrfs_set_item_key_safe(r->trans, root, &path, &key);
@@ -951,8 +947,7 @@ int repair_unknown_key(struct repair_ctx *r, const struct problem_ctx *p)
 	repair_key_str(&p->key, ks, sizeof(ks));
 	repair_note(r, REPAIR_OP_DELETE, false, 0, 0, "root %llu item %s (%u bytes)",
 		    (unsigned long long)p->root, ks, size);
-	if (r->trans)
-		ret = btrfs_del_item(r->trans, root, &path);
+	ret = btrfs_del_item(r->trans, root, &path);
 	btrfs_release_path(&path);
 	return ret;
 }

@@ -195,8 +195,7 @@ void repair_fail_pass(struct repair_ctx *r, int error)
 	if (!r->pass_error)
 		r->pass_error = error < 0 ? error : -EIO;
 	/* the engine refuses any further change in it */
-	if (r->trans)
-		r->trans->aborted = true;
+	r->trans->aborted = true;
 }
 
 void repair_why(struct repair_ctx *r, const char *fmt, ...)
@@ -244,65 +243,30 @@ static struct btrfs_root *fixed_root(struct btrfs_fs_info *fs, u64 objectid)
 
 struct btrfs_root *repair_get_root(struct repair_ctx *r, u64 objectid)
 {
-	struct btrfs_root *root;
-	size_t i;
+	struct btrfs_root *root = btrfs_get_root(r->fs_info, objectid);
 
-	if (r->trans) {
-		root = btrfs_get_root(r->fs_info, objectid);
-		if (root)
-			return root->node ? root : NULL;
-	}
-	root = fixed_root(r->fs_info, objectid);
+	if (!root)
+		root = fixed_root(r->fs_info, objectid);
 	if (root)
 		return root->node ? root : NULL;
-	for (i = 0; i < r->nr_roots; i++) {
-		if (r->roots[i]->root_key.objectid == objectid)
-			return r->roots[i];
-	}
 	root = calloc(1, sizeof(*root));
 	if (!root)
 		return NULL;
-	if (btrfs_read_root(r->fs_info, objectid, root) || !root->node) {
+	/* the write state owns it from now on */
+	if (btrfs_read_root(r->fs_info, objectid, root) || !root->node ||
+	    btrfs_track_root(r->fs_info, root)) {
 		btrfs_release_root(root);
 		free(root);
 		return NULL;
 	}
-	if (r->trans) {
-		/* the write state owns it from now on */
-		if (btrfs_track_root(r->fs_info, root)) {
-			btrfs_release_root(root);
-			free(root);
-			return NULL;
-		}
-		return root;
-	}
-	if (ARRAY_RESERVE(r->roots, r->alloc_roots, r->nr_roots + 1, 4)) {
-		btrfs_release_root(root);
-		free(root);
-		return NULL;
-	}
-	r->roots[r->nr_roots++] = root;
 	return root;
-}
-
-static void release_plan_roots(struct repair_ctx *r)
-{
-	size_t i;
-
-	for (i = 0; i < r->nr_roots; i++) {
-		btrfs_release_root(r->roots[i]);
-		free(r->roots[i]);
-	}
-	free(r->roots);
-	r->roots = NULL;
-	r->nr_roots = r->alloc_roots = 0;
 }
 
 int repair_search(struct repair_ctx *r, struct btrfs_root *root,
 		  const struct btrfs_key *key, struct btrfs_path *path)
 {
 	btrfs_init_path(path);
-	return btrfs_search_slot(r->trans, root, key, path, 0, r->trans ? 1 : 0);
+	return btrfs_search_slot(r->trans, root, key, path, 0, 1);
 }
 
 /* ---- the repair session ---- */
@@ -445,8 +409,8 @@ static int keep_item(struct repair_list *to, const struct repair_item *it)
 
 /*
  * Run the action of every finding of @l in @phase (every phase when -1)
- * of code @only (every code when PR_COUNT); planned or applied depending
- * on r->trans.  Returns how many ran.
+ * of code @only (every code when PR_COUNT) in r->trans.  Returns how
+ * many ran.
  */
 static int run_actions(struct repair_session *s, struct repair_ctx *r,
 		       struct repair_list *l, int phase, enum problem_code only)
@@ -495,8 +459,7 @@ static int run_actions(struct repair_session *s, struct repair_ctx *r,
 				it->why = r->why[0] ? strdup(r->why) : NULL;
 				s->failed_by_code[it->code]++;
 			} else {
-				it->status = r->trans && !s->dry_run ?
-					     REPAIR_FIXED : REPAIR_PLANNED;
+				it->status = s->dry_run ? REPAIR_PLANNED : REPAIR_FIXED;
 				if (it->status == REPAIR_FIXED)
 					s->fixed_by_code[it->code]++;
 			}
@@ -677,7 +640,8 @@ static bool pass_changed(const struct repair_list *l, int phase)
 
 /*
  * Dry run: the lines the global options print, in their plan wording (the
- * options then run for real, silently, into the overlay).
+ * options then run for real, silently, into the overlay).  The only run
+ * without a transaction: nothing but these lines comes of it.
  */
 static void plan_global_options(struct repair_session *s)
 {
@@ -694,7 +658,6 @@ static void plan_global_options(struct repair_session *s)
 	btrfs_set_super_log_root(sb, log_root);
 	if (repair_rebuild_requested(s->opts))
 		repair_rebuild_trees(&plan);
-	release_plan_roots(&plan);
 }
 
 /*

@@ -6,8 +6,8 @@
  * One code path plans and repairs: an action reads what it is about to
  * change through the engine, describes every change (item inserted,
  * deleted or changed, old and new value) with repair_note(), and applies
- * it only when a transaction is running (r->trans).  --dry-run runs the
- * same actions on a read-only open with r->trans NULL.
+ * it in the pass's transaction.  --dry-run runs the same actions, with
+ * their transactions committed into an in-memory overlay (repair.c).
  */
 #ifndef GHEE_CHECK_REPAIR_H
 #define GHEE_CHECK_REPAIR_H
@@ -66,7 +66,12 @@ struct repair_list {
 
 struct repair_ctx {
 	struct btrfs_fs_info *fs_info;
-	struct btrfs_trans_handle *trans;	/* NULL: plan only */
+	/*
+	 * The pass's transaction: every action runs in one.  NULL only while
+	 * the dry run prints the plan lines of the global options
+	 * (repair_global_options(), repair_rebuild_trees()).
+	 */
+	struct btrfs_trans_handle *trans;
 	const struct check_options *opts;
 	struct repair_item *cur;		/* the finding being fixed */
 	struct repair_list *list;		/* the findings of this pass */
@@ -76,16 +81,8 @@ struct repair_ctx {
 	FILE *out;				/* text report, NULL with JSON */
 	/* blocks mended in memory when read (repair-tree-block.h) */
 	struct repair_block_fixes *block_fixes;
-	/* dry run: roots read for the plan, released at the end */
-	struct btrfs_root **roots;
-	size_t nr_roots;
-	size_t alloc_roots;
 	/* the log root the open for writing dropped (LOG_TREE_INVALID), or 0 */
 	u64 dropped_log_root;
-	/* dry run: the lost+found directories the plan made (repair-lost-found.c) */
-	struct repair_planned_dir *planned_dirs;
-	size_t nr_planned_dirs;
-	size_t alloc_planned_dirs;
 	/* repair_fail_pass(): the transaction must not be committed (-errno) */
 	int pass_error;
 	/* repair_why(): why the current action failed, "" when no reason given */
@@ -97,7 +94,7 @@ struct repair_ctx {
 };
 
 /*
- * An action returns 0 fixed (or planned), 1 nothing to change, <0 -errno,
+ * An action returns 0 fixed, 1 nothing to change, <0 -errno,
  * or REPAIR_LATER: the finding depends on another fix of this pass and
  * is judged again by the check after its commit (nothing reported now).
  */
@@ -116,7 +113,10 @@ int repair_nr_actions(void);
 /* -p may fix @code: counters, sizes, free space, orphan leftovers */
 bool repair_preen_safe(enum problem_code code);
 
-/* --clear-log, --clear-space-cache: their changes (repair-actions.c) */
+/*
+ * --clear-log, --clear-space-cache: their changes (repair-actions.c);
+ * without r->trans only their plan lines
+ */
 void repair_global_options(struct repair_ctx *r);
 
 /*
@@ -135,21 +135,21 @@ void repair_fail_pass(struct repair_ctx *r, int error);
 void repair_why(struct repair_ctx *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* describe one change of the current finding (applied or planned) */
+/* describe one change of the current finding */
 void repair_note(struct repair_ctx *r, enum repair_op op, bool has_values,
 		 u64 old_value, u64 new_value, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
 
 /*
- * A tree by id: the fixed trees, or a subvolume read on first use
- * (tracked by the write state when writing).  NULL if it cannot be read.
+ * A tree by id: the fixed trees, or a subvolume read on first use and
+ * tracked by the write state.  NULL if it cannot be read.
  */
 struct btrfs_root *repair_get_root(struct repair_ctx *r, u64 objectid);
 
 /*
- * Find @key in @root (@path is initialised here); with a transaction the
- * path is copied on write so the item can be changed in place.  0 found,
- * 1 not found, <0 error.
+ * Find @key in @root (@path is initialised here), the path copied on
+ * write so the item can be changed in place.  0 found, 1 not found, <0
+ * error.
  */
 int repair_search(struct repair_ctx *r, struct btrfs_root *root,
 		  const struct btrfs_key *key, struct btrfs_path *path);

@@ -7,6 +7,22 @@
 
 PROGS619=/work/shared/tools/btrfs-progs-6.19
 
+# rootdir_setup [PROG...]: the start of a --rootdir test that mounts its
+# image: skipped without ghee, btrfs-progs, loop devices, the kernel's
+# btrfs, python3 (make_tree, compare_tree) or PROG...; $src, $img and
+# $mnt name places in TEST_TMP
+rootdir_setup()
+{
+	need_ghee
+	need_progs_version
+	need_loop
+	need_kernel_btrfs
+	need_progs python3 "$@"
+	src=$TEST_TMP/src
+	img=$TEST_TMP/img
+	mnt=$TEST_TMP/mnt
+}
+
 # make_tree DIR [reverse]: every kind of file btrfs stores; "reverse"
 # creates the same tree in another order (other host inode numbers and
 # readdir order)

@@ -30,7 +30,8 @@
 	X(extent_owners) \
 	X(rootdir) \
 	X(rootdir_tar) \
-	X(dev_overlay)
+	X(dev_overlay) \
+	X(name_entry)
 
 #define GHEE_DECLARE_SUITE(name) Suite *name##_suite(void);
 GHEE_UNIT_SUITES(GHEE_DECLARE_SUITE)

@@ -16,44 +16,25 @@ need_progs make gcc python3
 
 fault_injection_build
 
-findings()
+# one rebuild with write/flush N failing: the data checksums stay right
+try_rebuild()
 {
-	"$GHEE" check -q "$1" 2>/dev/null | grep '^ERROR: \[' | sort
+	local var=$1 n=$2 damaged=$3 opt=$4 ret=0
+
+	repair_fault_run "$var" "$n" "$damaged" "$opt" -q || ret=1
+	"$GHEE" check --check-data-csum -q "$TEST_TMP/try.img" > /dev/null 2>&1 ||
+		[ -s "$TEST_TMP/before" ] || fail "$var=$n: data checksums wrong after the fault"
+	return $ret
 }
 
 # faults DAMAGED_IMG VARIABLE [OPTION]
 faults()
 {
-	local damaged=$1 var=$2 opt=${3:---init-csum-tree} n=1 img=$TEST_TMP/try.img rc hit sb
+	local damaged=$1 var=$2 opt=${3:---init-csum-tree}
 
-	findings "$damaged" > "$TEST_TMP/before"
-	sb=$(super_digest "$damaged")
-	while :; do
-		cp --sparse=always "$damaged" "$img"
-		env "$var=$n" "$FGHEE" check --repair "$opt" -q "$img" > "$TEST_TMP/try.out" 2> "$TEST_TMP/try.err"
-		rc=$?
-		_status_is_crash $rc && { cat "$TEST_TMP/try.err" >&2; fail "$var=$n: crash (status $rc)"; }
-		hit=$(grep -c "fault injection" "$TEST_TMP/try.err")
-		findings "$img" > "$TEST_TMP/after"
-		if [ -s "$TEST_TMP/after" ] && ! cmp -s "$TEST_TMP/before" "$TEST_TMP/after"; then
-			diff "$TEST_TMP/before" "$TEST_TMP/after" >&2
-			fail "$var=$n: the image is neither the old one nor rebuilt"
-		fi
-		if [ -s "$TEST_TMP/after" ] && [ "$(super_digest "$img")" != "$sb" ]; then
-			fail "$var=$n: the old findings under a new primary superblock"
-		fi
-		"$GHEE" check --check-data-csum -q "$img" > /dev/null 2>&1 || [ -s "$TEST_TMP/before" ] ||
-			fail "$var=$n: data checksums wrong after the fault"
-		if [ "$hit" -eq 0 ]; then
-			[ -s "$TEST_TMP/after" ] && fail "$var=$n: the rebuild without faults left findings"
-			break
-		fi
-		[ $((rc & CHECK_CANNOT)) -ne 0 ] || fail "$var=$n: a failed write, yet status $rc"
-		n=$((n + 1))
-		[ $n -le 400 ] || fail "$var: more than 400 faults, the rebuild never completes"
-	done
-	echo "$opt $var: $((n - 1)) faulted runs" >&2
-	[ $n -gt 1 ] || fail "$var: the first write/flush never failed"
+	sorted_findings "$damaged" > "$TEST_TMP/before"
+	fault_sweep "$var" 400 try_rebuild "$damaged" "$opt"
+	echo "$opt $var: $FAULTS faulted runs" >&2
 }
 
 base=$(rebuild_base_image) || exit

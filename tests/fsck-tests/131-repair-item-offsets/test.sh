@@ -19,18 +19,7 @@ ino=$((256 + 300))
 # leaf_items IMG LEAF: "slot key offset data-hex" of every item of the leaf
 leaf_items()
 {
-	python3 - "$1" "$2" "$EDIT" <<'PY'
-import importlib.util, sys
-spec = importlib.util.spec_from_file_location("edit", sys.argv[3])
-edit = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(edit)
-img = edit.Image(sys.argv[1])
-data = img.read_block(int(sys.argv[2]))
-nritems, level = img.header(data)
-for s in range(nritems):
-    key, off, size = img.item(data, s)
-    print(s, "%d %d %d" % key, off, bytes(data[101 + off:101 + off + size]).hex())
-PY
+	python3 "$EDIT" "$1" leaf-items "$2" | awk '{ print $1, $2, $3, $4, $5, $7 }'
 }
 
 img=$(fsck_base_image) || exit

@@ -36,7 +36,7 @@ fault_run_check()
 {
 	[ -s "$TEST_TMP/after" ] || fail "GHEE_FAIL_ALLOC_AT=$1: a failed repair, yet the image was published repaired"
 	[ "$1" -eq 1 ] || return 0
-	python3 - "$TEST_TMP/try.json" <<'PY' || { cat "$TEST_TMP/try.json" >&2; fail "the failed copy on write is not reported"; }
+	python3 - "$TEST_TMP/try.out" <<'PY' || { cat "$TEST_TMP/try.out" >&2; fail "the failed copy on write is not reported"; }
 import json, sys
 doc = json.load(open(sys.argv[1]))
 sys.exit(0 if any(f["code"] == "TREE_BLOCK_INVALID" and f["status"] == "failed" and

@@ -32,6 +32,9 @@ header checksum, so the damage reaches the checks behind the checksum.
         (every copy)
   btrfs-edit.py IMG leaf-of TREE OBJECTID TYPE [OFFSET]
         print the logical address of the leaf holding that item
+  btrfs-edit.py IMG leaf-items LEAF
+        print "SLOT OBJECTID TYPE OFFSET ITEM_OFFSET ITEM_SIZE DATA_HEX" of
+        every item of the leaf at logical address LEAF
   btrfs-edit.py IMG get-super FIELD_OFF WIDTH
         print the little-endian value at FIELD_OFF of the primary superblock
   btrfs-edit.py IMG set-super FIELD_OFF WIDTH VALUE
@@ -441,6 +444,13 @@ def main(argv):
         if cmd == 'break-block':
             data[48] ^= 0xFF
         img.write_block(blk, data, fix_csum=False)
+    elif cmd == 'leaf-items':
+        data = img.read_block(args[0])
+        nritems, level = img.header(data)
+        for s in range(nritems):
+            key, off, size = img.item(data, s)
+            print(s, '%d %d %d' % key, off, size,
+                  bytes(data[101 + off:101 + off + size]).hex())
     elif cmd == 'wipe-csum':
         blk = args[0]
         data = img.read_block(blk)

@@ -36,21 +36,21 @@
 #   new_structural BEFORE AFTER
 #                            the structural codes in AFTER and not in BEFORE
 #   super_digest IMG         a digest of the primary superblock (the commit point)
+#   sorted_findings IMG      the sorted findings of ghee check, "CODE message"
+#   repair_fault_run VAR N DAMAGED [CHECK-ARGS...]
+#                            one repair by the fault-injection build of a copy
+#                            of DAMAGED with fault N of VAR (for fault_sweep,
+#                            common.sh): no crash or sanitizer report, the old
+#                            image (findings, primary superblock) or a clean one
 #   fault_runs DAMAGED VARIABLE [PASSES]
 #                            $FGHEE repairs copies of DAMAGED with VARIABLE=N
 #                            (GHEE_FAIL_WRITE_AT, ...), N = 1, 2, ... until no
-#                            fault hits: no run crashes or has a sanitizer
-#                            report, each leaves the old image (the same
-#                            findings, the same primary superblock) or a clean
-#                            one, the undo file of a failed one puts back the
-#                            original bytes, the run without a fault commits
-#                            PASSES (1) transactions; fault_run_check N RC is
-#                            called after each faulted run when defined
-#   fault_injection_build [--sanitizers]
-#                            builds (cached, shared with mkfs-tests/050) a
-#                            --enable-fault-injection ghee of this checkout;
-#                            sets FGHEE; --sanitizers: with ASan/UBSan when
-#                            $GHEE has them
+#                            fault hits: repair_fault_run for each, the undo
+#                            file of a failed one puts back the original bytes,
+#                            the run without a fault commits PASSES (1)
+#                            transactions; fault_run_check N RC is called after
+#                            each faulted run when defined (the report in
+#                            $TEST_TMP/try.out)
 
 PROGS619=/work/shared/tools/btrfs-progs-6.19/btrfs
 [ -x "$PROGS619" ] || PROGS619=
@@ -289,82 +289,74 @@ for line in sorted(out):
 PY
 }
 
+# repair_fault_run VAR N DAMAGED [CHECK-ARGS...]: a repair by the
+# fault-injection build with fault N of VAR (VAR=N) of a copy of DAMAGED
+# ($TEST_TMP/try.img; stdout to try.out, stderr to try.err, status in
+# FAULT_RC).  No crash or sanitizer report, and what is left is the old
+# filesystem (its findings, $TEST_TMP/before, under the same primary
+# superblock) or a clean one; a faulted run exits with CHECK_CANNOT.  0
+# when no fault was hit (then clean), 1 when one was.
+repair_fault_run()
+{
+	local var=$1 n=$2 damaged=$3 img=$TEST_TMP/try.img
+
+	shift 3
+	cp --sparse=always "$damaged" "$img"
+	env "$var=$n" "$FGHEE" check --repair "$@" "$img" > "$TEST_TMP/try.out" 2> "$TEST_TMP/try.err"
+	FAULT_RC=$?
+	if _status_is_crash $FAULT_RC ||
+	   grep -qE 'AddressSanitizer|LeakSanitizer|runtime error:' "$TEST_TMP/try.err"; then
+		cat "$TEST_TMP/try.err" >&2
+		fail "$var=$n: crash or sanitizer report (status $FAULT_RC)"
+	fi
+	sorted_findings "$img" > "$TEST_TMP/after"
+	if [ -s "$TEST_TMP/after" ]; then
+		cmp -s "$TEST_TMP/before" "$TEST_TMP/after" ||
+			{ diff "$TEST_TMP/before" "$TEST_TMP/after" >&2; fail "$var=$n: the image is neither the old one nor repaired"; }
+		[ "$(super_digest "$img")" = "$(super_digest "$damaged")" ] ||
+			fail "$var=$n: the old findings under a new primary superblock"
+	fi
+	if ! grep -q "fault injection" "$TEST_TMP/try.err"; then
+		[ -s "$TEST_TMP/after" ] && fail "$var=$n: the repair without faults left findings"
+		return 0
+	fi
+	[ $((FAULT_RC & CHECK_CANNOT)) -ne 0 ] || fail "$var=$n: a fault, yet status $FAULT_RC"
+	return 1
+}
+
+# fault_runs' run N: the undo file of a failed repair puts back the
+# original bytes; one without a fault takes PASSES transactions
+# shellcheck disable=SC2317 # called by fault_sweep
+_fault_run_undo()
+{
+	local var=$1 n=$2 damaged=$3 passes=$4 undo=$TEST_TMP/try.undo
+
+	rm -f "$undo"
+	if repair_fault_run "$var" "$n" "$damaged" --undo "$undo" --format json; then
+		[ "$FAULT_RC" -eq "$CHECK_CORRECTED" ] || fail "$var=$n: no fault, yet status $FAULT_RC"
+		grep -q "\"transactions\": *$passes," "$TEST_TMP/try.out" ||
+			fail "$var=$n: not $passes transactions"
+		return 0
+	fi
+	if declare -F fault_run_check > /dev/null; then
+		fault_run_check "$n" "$FAULT_RC"
+	fi
+	if [ -e "$undo" ]; then
+		"$GHEE" undo --force-incomplete "$undo" "$TEST_TMP/try.img" > /dev/null 2> "$TEST_TMP/undo.err" ||
+			{ cat "$TEST_TMP/undo.err" >&2; fail "$var=$n: undo failed"; }
+		same_bytes "$TEST_TMP/try.img" "$damaged" || fail "$var=$n: undo did not restore the original bytes"
+	fi
+	return 1
+}
+
 fault_runs()
 {
-	local damaged=$1 var=$2 passes=${3:-1} n=1 img=$TEST_TMP/try.img undo=$TEST_TMP/try.undo rc hit sb
+	local damaged=$1 var=$2 passes=${3:-1}
 
 	sorted_findings "$damaged" > "$TEST_TMP/before"
 	[ -s "$TEST_TMP/before" ] || fail "the damaged image is clean"
-	sb=$(super_digest "$damaged")
-	while :; do
-		cp --sparse=always "$damaged" "$img"
-		rm -f "$undo"
-		env "$var=$n" "$FGHEE" check --repair --undo "$undo" --format json "$img" > "$TEST_TMP/try.json" 2> "$TEST_TMP/try.err"
-		rc=$?
-		if _status_is_crash $rc || grep -qE 'AddressSanitizer|LeakSanitizer|runtime error:' "$TEST_TMP/try.err"; then
-			cat "$TEST_TMP/try.err" >&2
-			fail "$var=$n: crash or sanitizer report (status $rc)"
-		fi
-		hit=$(grep -c "fault injection" "$TEST_TMP/try.err")
-		sorted_findings "$img" > "$TEST_TMP/after"
-		if [ -s "$TEST_TMP/after" ]; then
-			cmp -s "$TEST_TMP/before" "$TEST_TMP/after" ||
-				{ diff "$TEST_TMP/before" "$TEST_TMP/after" >&2; fail "$var=$n: the image is neither the old one nor repaired"; }
-			[ "$(super_digest "$img")" = "$sb" ] ||
-				fail "$var=$n: the old findings under a new primary superblock"
-		fi
-		if [ "$hit" -eq 0 ]; then
-			[ $rc -eq "$CHECK_CORRECTED" ] || fail "$var=$n: no fault, yet status $rc"
-			[ -s "$TEST_TMP/after" ] && fail "$var=$n: repair without faults left findings"
-			grep -q "\"transactions\": *$passes," "$TEST_TMP/try.json" ||
-				fail "$var=$n: not $passes transactions"
-			break
-		fi
-		[ $((rc & CHECK_CANNOT)) -ne 0 ] || fail "$var=$n: a fault, yet status $rc"
-		if declare -F fault_run_check > /dev/null; then
-			fault_run_check "$n" "$rc"
-		fi
-		if [ -e "$undo" ]; then
-			"$GHEE" undo --force-incomplete "$undo" "$img" > /dev/null 2> "$TEST_TMP/undo.err" ||
-				{ cat "$TEST_TMP/undo.err" >&2; fail "$var=$n: undo failed"; }
-			same_bytes "$img" "$damaged" || fail "$var=$n: undo did not restore the original bytes"
-		fi
-		n=$((n + 1))
-		[ $n -le 400 ] || fail "$var: more than 400 faults, the repair never completes"
-	done
-	echo "$var: $((n - 1)) faulted runs" >&2
-	[ $n -gt 1 ] || fail "$var: the first fault never hit"
-}
-
-fault_injection_build()
-{
-	local fb=$CACHE/mkfs-fault-build conf=(--enable-fault-injection)
-
-	# --sanitizers: an ASan/UBSan build when $GHEE is one (the sanitizer
-	# pass then judges the error paths the faults take)
-	if [ "${1:-}" = --sanitizers ] && grep -q __asan_init "$GHEE" 2>/dev/null; then
-		fb=$CACHE/fault-build-asan
-		conf+=(--enable-sanitizers)
-	fi
-	mkdir -p "$fb"
-	# the cache may be shared with another checkout: never build its sources
-	if [ -f "$fb/Makefile" ] && ! grep -qxF "abs_top_srcdir = $TOP" "$fb/Makefile"; then
-		fb=$fb/$(printf %s "$TOP" | md5sum | cut -c1-12)
-		mkdir -p "$fb"
-	fi
-	(
-		exec 9> "$fb/.lock"
-		flock 9
-		cd "$fb" || exit 1
-		if [ ! -f Makefile ] || [ "$TOP/configure" -nt Makefile ]; then
-			[ -x "$TOP/configure" ] || (cd "$TOP" && autoreconf -fi) || exit 1
-			"$TOP/configure" -q "${conf[@]}" || exit 1
-		fi
-		make -j"$(nproc)" ghee >/dev/null || exit 1
-	) > "$TEST_TMP/build.log" 2>&1 ||
-		{ tail -n 30 "$TEST_TMP/build.log" >&2; fail "the fault-injection build failed"; }
-	FGHEE=$fb/ghee
-	grep -q 'define GHEE_FAULT_INJECTION 1' "$fb/config.h" || fail "$fb is not a fault-injection build"
+	fault_sweep "$var" 400 _fault_run_undo "$damaged" "$passes"
+	echo "$var: $FAULTS faulted runs" >&2
 }
 
 # expect_mirror_is_primary IMG: superblock mirror 1 equals the primary

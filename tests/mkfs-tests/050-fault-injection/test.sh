@@ -15,22 +15,7 @@ need_loop
 need_kernel_btrfs
 need_progs make gcc
 
-# the fault-injection build, kept in the cache between runs
-fb=$CACHE/mkfs-fault-build
-mkdir -p "$fb"
-(
-	exec 9> "$fb/.lock"
-	flock 9
-	cd "$fb" || exit 1
-	if [ ! -f Makefile ] || [ "$TOP/configure" -nt Makefile ]; then
-		[ -x "$TOP/configure" ] || (cd "$TOP" && autoreconf -fi) || exit 1
-		"$TOP/configure" -q --enable-fault-injection || exit 1
-	fi
-	make -j"$(nproc)" ghee >/dev/null || exit 1
-) > build.log 2>&1 || { tail -n 30 build.log >&2; fail "the fault-injection build failed"; }
-FGHEE=$fb/ghee
-grep -q 'define GHEE_FAULT_INJECTION 1' "$fb/config.h" ||
-	fail "$fb is not a fault-injection build"
+fault_injection_build
 
 base=$TEST_TMP/base.img
 img=$TEST_TMP/img
@@ -52,6 +37,7 @@ check_image "$img"
 dump_masked "$img" > reference.dump
 
 # mounts IMG: the kernel accepts IMG (read only)
+# shellcheck disable=SC2317 # called by run_faulty
 mounts()
 {
 	mount -t btrfs -o loop,ro "$1" "$mnt" 2>/dev/null || return 1
@@ -60,6 +46,7 @@ mounts()
 }
 
 # run_faulty VAR N: 0 when mkfs succeeded, 1 when it failed properly
+# shellcheck disable=SC2317 # called by fault_sweep
 run_faulty()
 {
 	local var=$1 n=$2 rc
@@ -88,20 +75,8 @@ run_faulty()
 # sweep VAR: N = 1, 2, ... until mkfs succeeds three times in a row
 sweep()
 {
-	local var=$1 n=0 ok=0 failed=0
-
-	while [ $ok -lt 3 ]; do
-		n=$((n + 1))
-		[ $n -le 2000 ] || fail "$var: no end after 2000 steps"
-		if run_faulty "$var" "$n"; then
-			ok=$((ok + 1))
-		else
-			ok=0
-			failed=$((failed + 1))
-		fi
-	done
-	echo "$var: $failed failing points, every one left no valid filesystem"
-	[ $failed -gt 0 ] || fail "$var: no write or flush ever failed: is fault injection working?"
+	FAULT_DONE=3 fault_sweep "$1" 2000 run_faulty
+	echo "$1: $FAULTS failing points, every one left no valid filesystem"
 }
 
 sweep GHEE_FAIL_WRITE_AT

@@ -10,15 +10,7 @@ source "$TOP/tests/common.sh"
 source "$TOP/tests/mkfs-tests/mkfs-lib.sh"
 source "$TOP/tests/mkfs-tests/rootdir-lib.sh"
 
-need_ghee
-need_progs_version
-need_loop
-need_kernel_btrfs
-need_progs python3
-
-src=$TEST_TMP/src
-img=$TEST_TMP/img
-mnt=$TEST_TMP/mnt
+rootdir_setup
 make_tree "$src"
 
 roundtrip "$src" "$img" "$mnt"

@@ -9,15 +9,7 @@ source "$TOP/tests/common.sh"
 source "$TOP/tests/mkfs-tests/mkfs-lib.sh"
 source "$TOP/tests/mkfs-tests/rootdir-lib.sh"
 
-need_ghee
-need_progs_version
-need_loop
-need_kernel_btrfs
-need_progs python3
-
-src=$TEST_TMP/src
-img=$TEST_TMP/img
-mnt=$TEST_TMP/mnt
+rootdir_setup
 make_tree "$src"
 # 300 MiB apparent, 1 MiB of data: must not make a filesystem that big
 truncate -s 300M "$src/huge-sparse"

@@ -17,19 +17,7 @@ need_loop
 need_kernel_btrfs
 need_progs make gcc
 
-fb=$CACHE/mkfs-fault-build
-mkdir -p "$fb"
-(
-	exec 9> "$fb/.lock"
-	flock 9
-	cd "$fb" || exit 1
-	if [ ! -f Makefile ] || [ "$TOP/configure" -nt Makefile ]; then
-		[ -x "$TOP/configure" ] || (cd "$TOP" && autoreconf -fi) || exit 1
-		"$TOP/configure" -q --enable-fault-injection || exit 1
-	fi
-	make -j"$(nproc)" ghee >/dev/null || exit 1
-) > build.log 2>&1 || { tail -n 30 build.log >&2; fail "the fault-injection build failed"; }
-FGHEE=$fb/ghee
+fault_injection_build
 "$FGHEE" mkfs --help | grep -q -- --rootdir || fail "the fault-injection build has no --rootdir"
 
 src=$TEST_TMP/src
@@ -48,7 +36,9 @@ mkdir -p "$mnt"
 new_image "$base" 256M
 mkfs.btrfs -q -f "$base" >/dev/null 2>&1 || fail "mkfs.btrfs failed"
 
-# run_faulty VAR N [MKFS-ARGS...]: mkfs of $src to $img (a copy of $base)
+# run_faulty VAR N [MKFS-ARGS...]: mkfs of $src to $img (a copy of $base);
+# clones counts the failing points that were clones
+# shellcheck disable=SC2317 # called by fault_sweep
 run_faulty()
 {
 	local var=$1 n=$2 rc
@@ -69,27 +59,19 @@ run_faulty()
 		umount "$mnt"
 		fail "$var=$n: mkfs failed but the kernel mounts the image"
 	fi
+	grep -q -- "--reflink: cloning the data of" out.log && clones=$((clones + 1))
 	return 1
 }
 
 # sweep VAR [MKFS-ARGS...]; with FULL_SWEEP=1 every N
 sweep()
 {
-	local var=$1 n=0 failed=0 step
+	local stride=7
 
-	shift
+	[ -n "${GHEE_LONG:-}${FULL_SWEEP:-}" ] && stride=1
 	clones=0
-	while :; do
-		step=1
-		[ $n -ge 40 ] && [ -z "${GHEE_LONG:-}${FULL_SWEEP:-}" ] && step=7
-		n=$((n + step))
-		[ $n -le 5000 ] || fail "$var: no end after 5000 steps"
-		run_faulty "$var" "$n" "$@" && break
-		failed=$((failed + 1))
-		grep -q -- "--reflink: cloning the data of" out.log && clones=$((clones + 1))
-	done
-	echo "$var: $failed failing points up to $n, none left a valid filesystem"
-	[ $failed -gt 0 ] || fail "$var: nothing ever failed: is fault injection working?"
+	FAULT_STRIDE=$stride fault_sweep "$1" 5000 run_faulty "${@:2}"
+	echo "$1: $FAULTS failing points up to $FAULT_N, none left a valid filesystem"
 }
 
 sweep GHEE_FAIL_WRITE_AT

@@ -13,15 +13,7 @@ source "$TOP/tests/common.sh"
 source "$TOP/tests/mkfs-tests/mkfs-lib.sh"
 source "$TOP/tests/mkfs-tests/rootdir-lib.sh"
 
-need_ghee
-need_progs_version
-need_loop
-need_kernel_btrfs
-need_progs python3
-
-src=$TEST_TMP/src
-img=$TEST_TMP/img
-mnt=$TEST_TMP/mnt
+rootdir_setup
 
 # noatime_view DIR VIEW: DIR seen through a noatime bind mount at VIEW.
 # The generated times have atimes older than mtimes, which relatime moves

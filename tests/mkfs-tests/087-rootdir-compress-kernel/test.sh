@@ -18,16 +18,8 @@ source "$TOP/tests/common.sh"
 source "$TOP/tests/mkfs-tests/mkfs-lib.sh"
 source "$TOP/tests/mkfs-tests/rootdir-lib.sh"
 
-need_ghee
 need_root
-need_progs_version
-need_loop
-need_kernel_btrfs
-need_progs python3 sha256sum
-
-src=$TEST_TMP/src
-img=$TEST_TMP/img
-mnt=$TEST_TMP/mnt
+rootdir_setup sha256sum
 EXTENTS="python3 $TOP/tests/tools/file-extents.py"
 python3 - "$src" <<'PY' || fail "cannot generate the tree"
 import base64, os, random, sys
