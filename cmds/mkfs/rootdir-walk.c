@@ -16,7 +16,6 @@
  * the tree, so the commits fall at the same places in every run).
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -608,160 +607,6 @@ static void raise_fd_limit(void)
 	}
 }
 
-/* the host directory as the walk's source: handles are descriptors */
-static int host_top(struct rootdir_src *s, long *dir, struct statx *stx)
-{
-	const char *path = s->priv;
-	int fd = rootdir_openat_noatime(AT_FDCWD, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), ret;
-
-	if (fd < 0) {
-		ret = -errno;
-		cmd_error("cannot open directory %s: %m", path);
-		return ret;
-	}
-	if (statx(fd, "", AT_EMPTY_PATH, ROOTDIR_STATX_MASK, stx)) {
-		ret = -errno;
-		cmd_error("cannot stat %s: %m", path);
-		close(fd);
-		return ret;
-	}
-	*dir = fd;
-	return 0;
-}
-
-static int host_list(struct rootdir_src *s, long dir, const char *path,
-		     int (*add)(void *arg, const char *name), void *arg)
-{
-	int fd = dup((int)dir);
-	struct dirent *de;
-	DIR *d;
-	int ret = 0;
-
-	(void)s;
-	if (fd < 0)
-		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -errno;
-	}
-	for (;;) {
-		errno = 0;
-		de = readdir(d);
-		if (!de)
-			break;
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		ret = add(arg, de->d_name);
-		if (ret)
-			break;
-	}
-	if (!ret && errno) {
-		ret = -errno;
-		cmd_error("cannot read directory %s: %m", path);
-	}
-	closedir(d);
-	return ret;
-}
-
-static int host_stat(struct rootdir_src *s, long dir, const char *name, const char *path,
-		     struct statx *stx)
-{
-	int ret;
-
-	(void)s;
-	if (!statx((int)dir, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, ROOTDIR_STATX_MASK,
-		   stx))
-		return 0;
-	ret = -errno;
-	cmd_error("cannot stat %s: %m", path);
-	return ret;
-}
-
-static int host_open_error(const char *what, const char *path)
-{
-	int ret = -errno;
-
-	cmd_error("cannot open %s %s: %m", what, path);
-	return ret;
-}
-
-static int host_open_dir(struct rootdir_src *s, long dir, const char *name, const char *path,
-			 long *sub)
-{
-	int fd = rootdir_openat_noatime((int)dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-					 O_CLOEXEC);
-
-	(void)s;
-	if (fd < 0)
-		return host_open_error("directory", path);
-	*sub = fd;
-	return 0;
-}
-
-static void host_close(struct rootdir_src *s, long dir)
-{
-	(void)s;
-	close((int)dir);
-}
-
-static int host_open_file(struct rootdir_src *s, long dir, const char *name,
-			  const char *path, int *fd, u64 *base)
-{
-	(void)s;
-	*base = 0;
-	*fd = rootdir_openat_noatime((int)dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	return *fd < 0 ? host_open_error("file", path) : 0;
-}
-
-static void host_close_file(struct rootdir_src *s, long dir, const char *name, int fd)
-{
-	(void)s;
-	(void)dir;
-	(void)name;
-	close(fd);
-}
-
-static ssize_t host_readlink(struct rootdir_src *s, long dir, const char *name,
-			     const char *path, char *buf, size_t len)
-{
-	ssize_t n = readlinkat((int)dir, name, buf, len);
-	int ret;
-
-	(void)s;
-	if (n >= 0)
-		return n;
-	ret = -errno;
-	cmd_error("cannot read symlink %s: %m", path);
-	return ret;
-}
-
-static int host_xattrs(struct rootdir_src *s, struct btrfs_trans_handle *trans,
-		       struct btrfs_root *root, u64 ino, long dir, const char *name, int fd,
-		       const char *path, u64 *count)
-{
-	(void)s;
-	/* the top directory through its descriptor, others by path */
-	if (fd < 0 && !name)
-		fd = (int)dir;
-	return rootdir_copy_xattrs(trans, root, ino, fd, path, count);
-}
-
-static void host_source(const char *path, struct rootdir_src *src)
-{
-	src->priv = (void *)path;
-	src->sealed = false;
-	src->top = host_top;
-	src->list = host_list;
-	src->stat = host_stat;
-	src->open_dir = host_open_dir;
-	src->close_dir = host_close;
-	src->open_file = host_open_file;
-	src->close_file = host_close_file;
-	src->readlink = host_readlink;
-	src->xattrs = host_xattrs;
-}
-
 static void init_walk(struct walk *w, struct btrfs_fs_info *fs,
 		      struct btrfs_trans_handle **trans, const struct mkfs_rootdir_opts *o,
 		      int verbosity, struct rootdir_stats *stats)
@@ -802,14 +647,14 @@ int rootdir_populate(struct btrfs_fs_info *fs, struct btrfs_trans_handle **trans
 
 	init_walk(&w, fs, trans, o, verbosity, stats);
 	w.image = image;
+	raise_fd_limit();
 	if (scan->tar) {
 		rootdir_tar_source(scan->tar, &w.src);
 		w.image = &no_image;
 	} else {
-		host_source(o->path, &w.src);
 		w.xattr_inodes = scan->xattr_inodes;
+		rootdir_host_source(o->path, &w.src);
 	}
-	raise_fd_limit();
 	w.dc.buf = malloc(ROOTDIR_READ_BUF + ROOTDIR_READ_SLACK);
 	if (!w.dc.buf)
 		return -ENOMEM;

@@ -11,6 +11,7 @@
  *                    --compress pieces in file order, --reflink clones
  *   rootdir-compress.c  the --compress worker threads
  *   rootdir-links.c  the hard-link map (st_dev, st_ino) -> inode
+ *   rootdir-host.c   the host directory as the walk's source
  *   rootdir-size.c   the pre-scan and the size estimate
  *
  * Walk order (which fixes the inode numbers, so equal trees give equal
