@@ -168,10 +168,11 @@ static void host_close(struct rootdir_src *s, long dir)
 }
 
 static int host_open_file(struct rootdir_src *s, long dir, const char *name,
-			  const char *path, int *fd, u64 *base)
+			  const char *path, int *fd, u64 *base, struct rootdir_prefetch **pf)
 {
 	(void)s;
 	*base = 0;
+	*pf = NULL;
 	*fd = rootdir_host_open((int)dir, name, false);
 	return *fd < 0 ? rootdir_host_report(ROOTDIR_HOST_OPEN_FILE, path, *fd) : 0;
 }

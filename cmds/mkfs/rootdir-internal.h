@@ -85,10 +85,10 @@ struct rootdir_src {
 	void (*close_dir)(struct rootdir_src *s, long dir);
 	/*
 	 * a descriptor to read the data from (holes as holes), the data
-	 * starting at *@base of it
+	 * starting at *@base of it; *@pf: what was read of it ahead, or NULL
 	 */
 	int (*open_file)(struct rootdir_src *s, long dir, const char *name, const char *path,
-			 int *fd, u64 *base);
+			 int *fd, u64 *base, struct rootdir_prefetch **pf);
 	void (*close_file)(struct rootdir_src *s, long dir, const char *name, int fd);
 	ssize_t (*readlink)(struct rootdir_src *s, long dir, const char *name,
 			    const char *path, char *buf, size_t len);
@@ -122,6 +122,30 @@ int rootdir_host_stat(int dir, const char *name, struct statx *stx);
 /* a descriptor of @name in @dir, or -errno */
 int rootdir_host_open(int dir, const char *name, bool is_dir);
 ssize_t rootdir_host_readlink(int dir, const char *name, char *buf, size_t len);
+
+/*
+ * rootdir-readahead.c: the host directory as a source whose system calls
+ * a thread makes ahead of the writer
+ */
+struct rootdir_ra_params {
+	const struct mkfs_rootdir_opts *o;
+	const struct rootdir_image *image;		/* not read */
+	const struct rootdir_links *xattr_inodes;	/* the pre-scan's; NULL: all */
+	u32 sectorsize;
+	u16 csum_type;		/* the data checksums */
+	u32 csum_size;
+	u32 max_inline;		/* the data writer's */
+	bool read_data;		/* the file data too (not for --reflink) */
+	int workers;		/* compressing threads besides reader and writer */
+	size_t window;		/* bytes of file data read ahead at most */
+};
+
+/* GHEE_MKFS_READAHEAD: the window in bytes; 0: no read-ahead */
+size_t rootdir_ra_window(void);
+/* start the thread; @src reads what it reads */
+int rootdir_ra_start(const struct rootdir_ra_params *p, struct rootdir_src *src);
+/* stop it (at the end of the walk, or after a failure) and free all */
+void rootdir_ra_stop(struct rootdir_src *src);
 
 /* rootdir-items.c: one xattr, with the message when it does not fit */
 int rootdir_insert_xattr(struct btrfs_trans_handle *trans, struct btrfs_root *root,

@@ -206,7 +206,7 @@ static int create_regular(struct walk *w, long dir, const char *name, u64 ino,
 	u64 nbytes;
 	int fd, ret;
 
-	ret = w->src.open_file(&w->src, dir, name, w->path, &fd, &w->dc.base);
+	ret = w->src.open_file(&w->src, dir, name, w->path, &fd, &w->dc.base, &w->dc.pf);
 	if (ret)
 		return ret;
 	w->dc.sealed = w->src.sealed;
@@ -630,8 +630,36 @@ static void init_walk(struct walk *w, struct btrfs_fs_info *fs,
 	w->dc.compress_type = o->compress_type;
 	w->dc.compress_level = o->compress_level;
 	w->dc.reflink = o->reflink;
+	w->dc.pool_threads = rootdir_compress_threads();
 	rootdir_links_init(&w->links);
 	w->progress.enabled = verbosity >= 1 && isatty(STDERR_FILENO);
+}
+
+/*
+ * With a thread to spare, the host directory is read ahead (the writer,
+ * the reader, then compressing workers); -1: not.
+ */
+static int start_readahead(struct walk *w)
+{
+	int threads = rootdir_compress_threads();
+	struct rootdir_ra_params p = {
+		.o = w->o,
+		.image = w->image,
+		.xattr_inodes = w->xattr_inodes,
+		.sectorsize = w->dc.sectorsize,
+		.csum_type = w->fs->csum_type,
+		.csum_size = w->fs->csum_size,
+		.max_inline = w->dc.max_inline,
+		.read_data = !w->o->reflink,
+		.workers = w->o->compress_type != BTRFS_COMPRESS_NONE ? threads - 2 : 0,
+		.window = rootdir_ra_window(),
+	};
+
+	if (threads < 2 || !p.window || rootdir_ra_start(&p, &w->src))
+		return -1;
+	/* the pieces come compressed: the pool needs no workers */
+	w->dc.pool_threads = 1;
+	return 0;
 }
 
 int rootdir_populate(struct btrfs_fs_info *fs, struct btrfs_trans_handle **trans,
@@ -642,6 +670,7 @@ int rootdir_populate(struct btrfs_fs_info *fs, struct btrfs_trans_handle **trans
 	static const struct rootdir_image no_image = { 0, 0 };
 	struct statx stx;
 	struct walk w;
+	bool ra = false;
 	long top = -1;
 	int ret;
 
@@ -653,7 +682,9 @@ int rootdir_populate(struct btrfs_fs_info *fs, struct btrfs_trans_handle **trans
 		w.image = &no_image;
 	} else {
 		w.xattr_inodes = scan->xattr_inodes;
-		rootdir_host_source(o->path, &w.src);
+		ra = !start_readahead(&w);
+		if (!ra)
+			rootdir_host_source(o->path, &w.src);
 	}
 	w.dc.buf = malloc(ROOTDIR_READ_BUF + ROOTDIR_READ_SLACK);
 	if (!w.dc.buf)
@@ -687,6 +718,8 @@ int rootdir_populate(struct btrfs_fs_info *fs, struct btrfs_trans_handle **trans
 	progress_end(&w.progress);
 	if (top >= 0)
 		w.src.close_dir(&w.src, top);
+	if (ra)
+		rootdir_ra_stop(&w.src);
 	rootdir_links_free(&w.links);
 	free(w.path);
 	rootdir_data_finish(&w.dc);

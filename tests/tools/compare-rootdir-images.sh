@@ -91,8 +91,8 @@ put("text-then-rand", text(700 * K) + rand(900 * K))
 put("rand-then-text", rand(300 * K) + text(2 * M))
 put("text-rand-text", text(130 * K) + rand(130 * K) + text(3 * M))
 # larger than the read-ahead window, compressible and not
-put("big-text", text(40 * M + 12345))
-put("big-rand", rand(20 * M + 3))
+put("big-text", text(24 * M + 12345))
+put("big-rand", rand(13 * M + 3))
 # holes: many segments, data at the end, only holes
 with open(os.path.join(top, "many-holes"), "wb") as f:
     for i in range(60):
@@ -117,10 +117,10 @@ PY
 
 if [ -z "$TREE" ]; then
 	TREE=$WORK/tree
-	python3 "$TOOLS/gen-tree.py" --seed 5 --files 2000 --total-size 120M \
+	python3 "$TOOLS/gen-tree.py" --seed 5 --files 2000 --total-size 60M \
 		--max-size 24M "$TREE" > "$WORK/gen.log" || { cat "$WORK/gen.log" >&2; exit 1; }
 	make_edges "$TREE" || exit 1
-	tar --xattrs --xattrs-include='*' --acls -C "$TREE" -cf "$WORK/tree.tar" . ||
+	tar --xattrs --xattrs-include='*' --acls -C "$TREE" -cf "$WORK/tree.tar" . 2>/dev/null ||
 		{ echo "tar failed" >&2; exit 1; }
 fi
 TREE=$(readlink -f "$TREE")
