@@ -222,6 +222,23 @@ static int write_or_clone(struct rootdir_data_ctx *dc, int fd, const char *path,
 }
 
 /*
+ * Whether the read-ahead has the @want bytes at @pos (what read_data()
+ * would read, end of file included): *@got what read_data() would return
+ */
+static bool prefetched(struct rootdir_data_ctx *dc, u64 pos, size_t want, u64 size,
+		       ssize_t *got)
+{
+	bool to_end = want && pos + want == size;
+	size_t done;
+
+	if (!rootdir_pf_read(dc->pf, NULL, want + to_end, pos, want, &done, got))
+		return false;
+	if (to_end && *got == (ssize_t)want)
+		dc->eof_seen = true;
+	return true;
+}
+
+/*
  * The @n bytes (sector multiple) at file offset @pos, the file's up to its
  * @size, zeros after, to @logical, with their checksums, as the
  * read-ahead has them in its ring: no copy, the checksums worked out
@@ -232,18 +249,16 @@ static int write_prefetched(struct rootdir_data_ctx *dc, struct btrfs_trans_hand
 			    u64 size)
 {
 	struct btrfs_fs_info *fs = dc->fs;
-	bool to_end = want && pos + want == size, sums;
-	size_t done, off, len;
+	bool sums;
+	size_t off, len;
 	const u8 *data;
 	ssize_t got;
 	int ret;
 
 	if (!dc->sums)
 		dc->sums = malloc(ROOTDIR_READ_BUF / dc->sectorsize * BTRFS_CSUM_SIZE);
-	if (!dc->sums || !rootdir_pf_read(dc->pf, NULL, want + to_end, pos, want, &done, &got))
+	if (!dc->sums || !prefetched(dc, pos, want, size, &got))
 		return 1;
-	if (to_end && got == (ssize_t)want)
-		dc->eof_seen = true;
 	if (got < 0)
 		return read_error(path, got);
 	if ((size_t)got != want)
@@ -453,6 +468,8 @@ struct cfile {
 	u64 nbytes;
 	int err;
 	struct preread pre;
+	/* a piece queued may still fail (and the pieces after it go plain) */
+	bool doubt;
 };
 
 /* lzo and zstd extents need their incompat bit; set with the first one */
@@ -704,6 +721,28 @@ static bool piece_heuristic(struct rootdir_data_ctx *dc, struct rootdir_piece *p
 }
 
 /*
+ * Piece @p (@want bytes of file data), when the read-ahead has its data
+ * and compressed it: ready, its input not copied (a piece stored
+ * compressed does not need it, and no piece of the file before it can
+ * fail any more: @cf has no doubt).
+ */
+static bool compressed_ahead(struct cfile *cf, struct rootdir_piece *p, size_t want)
+{
+	struct rootdir_data_ctx *dc = cf->dc;
+	struct rootdir_pf_piece pc;
+	ssize_t got;
+
+	if (!dc->pf || !prefetched(dc, p->off, want, cf->size, &got) || got != (ssize_t)want ||
+	    !rootdir_pf_piece(dc->pf, p->off, p->ram, false, &pc) || !pc.heuristic || pc.ret)
+		return false;
+	p->ready = true;
+	p->type = dc->compress_type;
+	p->clen = (u32)pc.clen;
+	memcpy(rootdir_piece_out(dc->cur, dc->cur->nr - 1), pc.out, pc.clen);
+	return true;
+}
+
+/*
  * One piece of up to 128 KiB at @off read into the pipeline; 1 when the
  * kernel would not compress it (the heuristic says no, or a single block
  * that cannot get a sector smaller): then it is not queued, and
@@ -727,15 +766,20 @@ static int add_piece(struct cfile *cf, u64 off, u64 n, bool *single)
 		/*
 		 * The first piece, which the heuristic liked and which
 		 * compressed: the same input gives the same output, it is
-		 * not compressed twice.
+		 * not compressed twice (and stored compressed: its input is
+		 * not needed).
 		 */
-		memcpy(in, dc->buf, n);
 		memcpy(rootdir_piece_out(dc->cur, dc->cur->nr - 1), dc->buf + ROOTDIR_READ_BUF / 2,
 		       cf->pre.clen);
 		p->ready = true;
 		p->type = dc->compress_type;
 		p->clen = (u32)cf->pre.clen;
 		cf->pre.len = 0;
+		cf->nbytes += n;
+		return 0;
+	}
+	if (!*single && !cf->doubt && !is_flagged(dc, cf->root, cf->ino) &&
+	    compressed_ahead(cf, p, want)) {
 		cf->nbytes += n;
 		return 0;
 	}
@@ -749,6 +793,7 @@ static int add_piece(struct cfile *cf, u64 off, u64 n, bool *single)
 		/* the page cache past the end of file is zeros: so is the sample */
 		if (!*single && piece_heuristic(dc, p, in, n)) {
 			cf->nbytes += n;
+			cf->doubt |= !p->ready || p->type == BTRFS_COMPRESS_NONE;
 			return 0;
 		}
 	}

@@ -167,7 +167,9 @@ struct ra {
 	size_t ring_size, ring_head, ring_tail;
 	struct ra_chunk *chunks;
 	struct ra_job *jobs;
-	u64 nr_chunks, q_first, q_end, job_scan;
+	u64 nr_chunks, q_first, q_end;
+	/* below job_low and from job_high on no chunk has a piece to compress */
+	u64 job_low, job_high;
 	/* threads */
 	pthread_t reader;
 	bool reader_started;
@@ -396,31 +398,48 @@ static void publish(struct ra *ra, struct ra_rec *r)
 
 /* ---- compressing ---- */
 
-/* the oldest piece nobody took (under the lock) */
-static bool pick_job(struct ra *ra, struct ra_chunk **cp, struct ra_job **jp)
+/* a piece of chunk @c nobody took, the last one when @last */
+static struct ra_job *chunk_job(struct ra_chunk *c, bool last)
 {
-	u64 s = ra->job_scan > ra->q_first ? ra->job_scan : ra->q_first;
+	struct ra_job *found = NULL;
 	int i;
 
-	for (; s < ra->q_end; s++) {
-		struct ra_chunk *c = chunk_at(ra, s);
+	for (i = 0; i < c->nr_jobs && (last || !found); i++) {
+		struct ra_job *j = &c->jobs[i];
 
-		for (i = 0; i < c->nr_jobs; i++) {
-			struct ra_job *j = &c->jobs[i];
-
-			if (j->state != JOB_PENDING)
-				continue;
-			if (c->released || j->off >= c->pf->failed_at) {
-				j->state = JOB_CANCELLED;
-				continue;
-			}
-			*cp = c;
-			*jp = j;
-			return true;
-		}
-		ra->job_scan = s + 1;
+		if (j->state != JOB_PENDING)
+			continue;
+		if (c->released || j->off >= c->pf->failed_at)
+			j->state = JOB_CANCELLED;
+		else
+			found = j;
 	}
-	return false;
+	return found;
+}
+
+/*
+ * A piece nobody took (under the lock): the oldest, which the writer
+ * needs next, or (@newest, for the reader) the newest, so that the two do
+ * not meet until the pieces between them are done.
+ */
+static bool pick_job(struct ra *ra, bool newest, struct ra_chunk **cp, struct ra_job **jp)
+{
+	u64 low = ra->job_low > ra->q_first ? ra->job_low : ra->q_first;
+	u64 high = ra->job_high < ra->q_end ? ra->job_high : ra->q_end;
+	struct ra_job *j = NULL;
+
+	while (low < high && !j) {
+		*cp = chunk_at(ra, newest ? high - 1 : low);
+		j = chunk_job(*cp, newest);
+		if (!j && newest)
+			high--;
+		else if (!j)
+			low++;
+	}
+	ra->job_low = low;
+	ra->job_high = high;
+	*jp = j;
+	return j;
 }
 
 /* run a job claimed under the lock; the lock is dropped meanwhile */
@@ -463,12 +482,13 @@ static void run_job(struct ra *ra, struct btrfs_compress_ws *ws, u8 *scratch,
 }
 
 /* one piece compressed, if there was one (under the lock) */
-static bool help_compress(struct ra *ra, struct btrfs_compress_ws *ws, u8 *scratch)
+static bool help_compress(struct ra *ra, struct btrfs_compress_ws *ws, u8 *scratch,
+			  bool newest)
 {
 	struct ra_chunk *c;
 	struct ra_job *j;
 
-	if (!ws || !scratch || !pick_job(ra, &c, &j))
+	if (!ws || !scratch || !pick_job(ra, newest, &c, &j))
 		return false;
 	run_job(ra, ws, scratch, c, j);
 	return true;
@@ -503,7 +523,7 @@ static void *worker_main(void *arg)
 	thread_init(ra, &t);
 	pthread_mutex_lock(&ra->lock);
 	while (!ra->stop) {
-		if (help_compress(ra, t.ws, t.scratch))
+		if (help_compress(ra, t.ws, t.scratch, false))
 			continue;
 		ra->workers_wait++;
 		pthread_cond_wait(&ra->wake_workers, &ra->lock);
@@ -535,7 +555,7 @@ static int reader_wait(struct ra *ra, struct ra_thread *t, size_t need_bytes, si
 		if (need_bytes ? ring_fit(ra, need_bytes, pos) :
 				 ra->records < ra->max_records || !ra->head)
 			return 0;
-		if (help_compress(ra, t->ws, t->scratch))
+		if (help_compress(ra, t->ws, t->scratch, true))
 			continue;
 		ra->reader_waits = true;
 		pthread_cond_wait(&ra->wake_reader, &ra->lock);
@@ -743,6 +763,8 @@ static void publish_chunk(struct ra *ra, struct rootdir_prefetch *pf, struct ra_
 	pthread_mutex_lock(&ra->lock);
 	ra->ring_head = c->end;
 	ra->q_end++;
+	if (c->nr_jobs)
+		ra->job_high = ra->q_end;
 	if (pf->c_first == pf->c_end)
 		pf->c_first = seq;
 	pf->c_end = seq + 1;
@@ -1047,7 +1069,7 @@ static void *reader_main(void *arg)
 		free_records(ra);
 		if (ra->stop)
 			break;
-		if (help_compress(ra, t.ws, t.scratch))
+		if (help_compress(ra, t.ws, t.scratch, true))
 			continue;
 		ra->reader_waits = true;
 		pthread_cond_wait(&ra->wake_reader, &ra->lock);
@@ -1218,8 +1240,11 @@ bool rootdir_pf_piece(struct rootdir_prefetch *pf, u64 off, u32 len, bool whole_
 
 	pthread_mutex_lock(&ra->lock);
 	j = find_job(ra, pf, off, len, whole_file, &c);
-	while (j && j->state == JOB_RUNNING)
-		writer_wait(ra);
+	/* another thread has it: the writer compresses the next one meanwhile */
+	while (j && j->state == JOB_RUNNING) {
+		if (!help_compress(ra, ra->writer_ws, ra->writer_scratch, false))
+			writer_wait(ra);
+	}
 	if (j && j->state == JOB_PENDING) {
 		if (ra->writer_ws && ra->writer_scratch)
 			run_job(ra, ra->writer_ws, ra->writer_scratch, c, j);
