@@ -222,6 +222,23 @@ static int write_or_clone(struct rootdir_data_ctx *dc, int fd, const char *path,
 }
 
 /*
+ * The @want bytes of file data at @pos into dc->buf, zeros after them up
+ * to @n; a failed or short read is reported
+ */
+static int read_padded(struct rootdir_data_ctx *dc, int fd, const char *path, u64 pos,
+		       size_t want, size_t n, u64 size)
+{
+	ssize_t got = read_data(dc, fd, dc->buf, want, pos, size);
+
+	if (got < 0)
+		return read_error(path, got);
+	if ((size_t)got != want)
+		return changed_size(path);
+	memset(dc->buf + got, 0, n - (size_t)got);
+	return 0;
+}
+
+/*
  * Whether the read-ahead has the @want bytes at @pos (what read_data()
  * would read, end of file included): *@got what read_data() would return
  */
@@ -288,22 +305,17 @@ static int write_data(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *tr
 		      const char *path, u64 pos, u64 logical, size_t n, u64 size)
 {
 	size_t want = pos >= size ? 0 : (size - pos < n ? (size_t)(size - pos) : n);
-	ssize_t got;
 	int ret = dc->pf ? write_prefetched(dc, trans, path, pos, logical, n, want, size) : 1;
 
 	if (ret != 1)
 		return ret;
-	got = read_data(dc, fd, dc->buf, want, pos, size);
-	if (got < 0)
-		return read_error(path, got);
-	if ((size_t)got != want)
-		return changed_size(path);
-	memset(dc->buf + got, 0, n - (size_t)got);
-	ret = write_or_clone(dc, fd, path, pos, logical, n, (size_t)got);
+	ret = read_padded(dc, fd, path, pos, want, n, size);
+	if (!ret)
+		ret = write_or_clone(dc, fd, path, pos, logical, n, want);
 	if (!ret && !dc->nodatasum)
 		ret = btrfs_csum_file_blocks(trans, logical, dc->buf, n);
 	if (!ret)
-		dc->stats->bytes += (u64)got;
+		dc->stats->bytes += want;
 	return ret;
 }
 
@@ -891,14 +903,10 @@ static int try_inline_compressed(struct rootdir_data_ctx *dc, struct btrfs_trans
 {
 	u8 *out = dc->buf + ROOTDIR_READ_BUF / 2;
 	size_t clen = BTRFS_MAX_UNCOMPRESSED;
-	ssize_t got = read_data(dc, fd, dc->buf, (size_t)size, 0, size);
-	int ret;
+	int ret = read_padded(dc, fd, path, 0, (size_t)size, dc->sectorsize, size);
 
-	if (got < 0)
-		return read_error(path, got);
-	if ((u64)got != size)
-		return changed_size(path);
-	memset(dc->buf + size, 0, dc->sectorsize - size);
+	if (ret)
+		return ret;
 	ret = try_compress(dc, 0, dc->buf, size, dc->sectorsize, true, out, &clen);
 	if (ret == 1)
 		return 0;
@@ -997,7 +1005,6 @@ static int first_piece_compresses(struct rootdir_data_ctx *dc, int fd, const cha
 {
 	u64 ss = dc->sectorsize, seg = data / ss * ss, n = round_up_to(hole, ss) - seg;
 	size_t want, clen = BTRFS_MAX_UNCOMPRESSED;
-	ssize_t got;
 	int ret;
 
 	if (n > BTRFS_MAX_UNCOMPRESSED)
@@ -1005,12 +1012,9 @@ static int first_piece_compresses(struct rootdir_data_ctx *dc, int fd, const cha
 	if (n <= ss)
 		return 1;
 	want = size - seg < n ? (size_t)(size - seg) : (size_t)n;
-	got = read_data(dc, fd, dc->buf, want, seg, size);
-	if (got < 0)
-		return read_error(path, got);
-	if ((size_t)got != want)
-		return changed_size(path);
-	memset(dc->buf + got, 0, n - (size_t)got);
+	ret = read_padded(dc, fd, path, seg, want, n, size);
+	if (ret)
+		return ret;
 	ret = try_compress(dc, seg, dc->buf, n, n, false, dc->buf + ROOTDIR_READ_BUF / 2, &clen);
 	if (ret == 1)
 		return 1;

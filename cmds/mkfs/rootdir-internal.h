@@ -98,6 +98,35 @@ struct rootdir_src {
 		      const char *path, u64 *count);
 };
 
+/* rootdir-names.c: a directory's names, sorted */
+struct rootdir_names {
+	char *pool;
+	size_t pool_len, pool_alloc;
+	u32 *off;		/* name offsets into pool */
+	size_t nr, alloc;
+};
+
+/* add @name to the struct rootdir_names @names (a list() callback) */
+int rootdir_names_add(void *names, const char *name);
+void rootdir_names_sort(struct rootdir_names *l);
+void rootdir_names_free(struct rootdir_names *l);
+static inline const char *rootdir_names_at(const struct rootdir_names *l, size_t i)
+{
+	return l->pool + l->off[i];
+}
+
+/* the path of the entry being copied: DIR/sub/file */
+struct rootdir_path {
+	char *s;
+	size_t len, alloc;
+	size_t top_len;		/* of DIR: s + top_len + 1 is relative to it */
+};
+
+int rootdir_path_init(struct rootdir_path *p, const char *top);
+/* "/@name" on the path; *@old: where rootdir_path_pop() cuts it again */
+int rootdir_path_push(struct rootdir_path *p, const char *name, size_t *old);
+void rootdir_path_pop(struct rootdir_path *p, size_t old);
+
 /* rootdir-host.c: the host directory */
 void rootdir_host_source(const char *path, struct rootdir_src *src);
 

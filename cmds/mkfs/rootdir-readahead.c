@@ -40,7 +40,6 @@
 #include <sys/resource.h>
 #include <sys/sysmacros.h>
 #include "rootdir-internal.h"
-#include "lib/array.h"
 #include "kernel-shared/compression.h"
 #include "kernel-shared/file-item.h"
 #include "cmds/commands.h"
@@ -125,10 +124,7 @@ struct ra_rec {
 	struct statx stx;
 	int fd;
 	/* a directory: its names, sorted */
-	char *pool;
-	size_t pool_len, pool_alloc;
-	u32 *offs;
-	size_t nr, offs_alloc;
+	struct rootdir_names names;
 	int list_err;
 	bool readdir_failed;
 	/* an entry */
@@ -179,8 +175,7 @@ struct ra {
 	u8 *writer_scratch;
 	/* the reader's */
 	u64 top_dev;
-	char *path;
-	size_t path_len, path_alloc, top_len;
+	struct rootdir_path path;
 	struct rootdir_links linked;	/* hard-linked files read already */
 };
 
@@ -349,8 +344,7 @@ static void free_rec(struct ra_rec *r)
 	if (r->fd >= 0)
 		close(r->fd);
 	free(r->name);
-	free(r->pool);
-	free(r->offs);
+	rootdir_names_free(&r->names);
 	free(r->target);
 	rootdir_xattrs_free(&r->xattrs);
 	free(r);
@@ -601,56 +595,11 @@ static int new_rec(struct ra *ra, struct ra_thread *t, enum ra_kind kind,
 	return 0;
 }
 
-static int path_push(struct ra *ra, const char *name, size_t *old)
-{
-	size_t len = strlen(name);
-
-	*old = ra->path_len;
-	if (ARRAY_RESERVE(ra->path, ra->path_alloc, ra->path_len + len + 2, 256))
-		return -ENOMEM;
-	ra->path[ra->path_len++] = '/';
-	memcpy(ra->path + ra->path_len, name, len + 1);
-	ra->path_len += len;
-	return 0;
-}
-
-static void path_pop(struct ra *ra, size_t old)
-{
-	ra->path_len = old;
-	ra->path[old] = 0;
-}
-
-static int add_name(void *arg, const char *name)
-{
-	struct ra_rec *d = arg;
-	size_t len = strlen(name) + 1;
-
-	if (d->pool_len + len > UINT32_MAX)
-		return -E2BIG;
-	if (ARRAY_RESERVE(d->pool, d->pool_alloc, d->pool_len + len, 4096) ||
-	    ARRAY_RESERVE(d->offs, d->offs_alloc, d->nr + 1, 64))
-		return -ENOMEM;
-	memcpy(d->pool + d->pool_len, name, len);
-	d->offs[d->nr++] = (u32)d->pool_len;
-	d->pool_len += len;
-	return 0;
-}
-
-static int cmp_off(const void *a, const void *b, void *pool)
-{
-	return strcmp((const char *)pool + *(const u32 *)a, (const char *)pool + *(const u32 *)b);
-}
-
 static void list_dir(struct ra_rec *d)
 {
-	d->list_err = rootdir_host_list(d->fd, add_name, d, &d->readdir_failed);
-	if (!d->list_err && d->nr)
-		qsort_r(d->offs, d->nr, sizeof(u32), cmp_off, d->pool);
-}
-
-static const char *rec_name(const struct ra_rec *d, size_t i)
-{
-	return d->pool + d->offs[i];
+	d->list_err = rootdir_host_list(d->fd, rootdir_names_add, &d->names, &d->readdir_failed);
+	if (!d->list_err)
+		rootdir_names_sort(&d->names);
 }
 
 /* lseek() as next_segment() asks it, the answer kept for the writer */
@@ -897,7 +846,7 @@ static bool walks_into(const struct ra *ra, const struct statx *stx)
 {
 	if (!S_ISDIR(stx->stx_mode))
 		return false;
-	if (ra->o->nr_subvols && rootdir_subvol_index(ra->o, ra->path + ra->top_len + 1) >= 0)
+	if (ra->o->nr_subvols && rootdir_subvol_index(ra->o, ra->path.s + ra->path.top_len + 1) >= 0)
 		return true;
 	return !(ra->o->one_file_system && stx_dev(stx) != ra->top_dev);
 }
@@ -934,7 +883,7 @@ static int read_entry_meta(struct ra *ra, struct ra_rec *dir, struct ra_rec *e)
 		e->pf.err_at = RA_NONE;
 		e->pf.failed_at = RA_NONE;
 		if (xattrs) {
-			rootdir_read_xattrs(fd, ra->path, &e->xattrs);
+			rootdir_read_xattrs(fd, ra->path.s, &e->xattrs);
 			e->have_xattrs = true;
 		}
 		return 0;
@@ -946,7 +895,7 @@ static int read_entry_meta(struct ra *ra, struct ra_rec *dir, struct ra_rec *e)
 		e->target_len = rootdir_host_readlink(dir->fd, e->name, e->target, PATH_MAX + 1);
 	}
 	if (xattrs) {
-		rootdir_read_xattrs(-1, ra->path, &e->xattrs);
+		rootdir_read_xattrs(-1, ra->path.s, &e->xattrs);
 		e->have_xattrs = true;
 	}
 	return 0;
@@ -1006,23 +955,23 @@ static int read_subdir(struct ra *ra, struct ra_thread *t, struct ra_rec *dir, c
 
 static int walk_dir(struct ra *ra, struct ra_thread *t, struct ra_rec *dir)
 {
-	u8 *walk = calloc(dir->nr ? dir->nr : 1, 1);
+	u8 *walk = calloc(dir->names.nr ? dir->names.nr : 1, 1);
 	size_t i, old;
 	int ret = walk ? 0 : -ENOMEM;
 
-	for (i = 0; !ret && i < dir->nr; i++) {
-		ret = path_push(ra, rec_name(dir, i), &old);
+	for (i = 0; !ret && i < dir->names.nr; i++) {
+		ret = rootdir_path_push(&ra->path, rootdir_names_at(&dir->names, i), &old);
 		if (!ret)
-			ret = read_entry(ra, t, dir, rec_name(dir, i), &walk[i]);
-		path_pop(ra, old);
+			ret = read_entry(ra, t, dir, rootdir_names_at(&dir->names, i), &walk[i]);
+		rootdir_path_pop(&ra->path, old);
 	}
-	for (i = 0; !ret && i < dir->nr; i++) {
+	for (i = 0; !ret && i < dir->names.nr; i++) {
 		if (!walk[i])
 			continue;
-		ret = path_push(ra, rec_name(dir, i), &old);
+		ret = rootdir_path_push(&ra->path, rootdir_names_at(&dir->names, i), &old);
 		if (!ret)
-			ret = read_subdir(ra, t, dir, rec_name(dir, i));
-		path_pop(ra, old);
+			ret = read_subdir(ra, t, dir, rootdir_names_at(&dir->names, i));
+		rootdir_path_pop(&ra->path, old);
 	}
 	free(walk);
 	return ret;
@@ -1039,7 +988,7 @@ static int read_top(struct ra *ra, struct ra_thread *t)
 	if (!top->err) {
 		ra->top_dev = stx_dev(&top->stx);
 		list_dir(top);
-		rootdir_read_xattrs(top->fd, ra->path, &top->xattrs);
+		rootdir_read_xattrs(top->fd, ra->path.s, &top->xattrs);
 		top->have_xattrs = true;
 	}
 	top->refs++;
@@ -1351,8 +1300,8 @@ static int ra_list(struct rootdir_src *s, long dir, const char *path,
 			rootdir_host_report(ROOTDIR_HOST_LIST, path, d->list_err);
 		return d->list_err;
 	}
-	for (i = 0; !ret && i < d->nr; i++)
-		ret = add(arg, rec_name(d, i));
+	for (i = 0; !ret && i < d->names.nr; i++)
+		ret = add(arg, rootdir_names_at(&d->names, i));
 	return ret;
 }
 
@@ -1500,7 +1449,7 @@ static void free_all(struct ra *ra)
 	free(ra->chunks);
 	free(ra->jobs);
 	free(ra->workers);
-	free(ra->path);
+	free(ra->path.s);
 	free(ra->writer_scratch);
 	btrfs_compress_ws_free(ra->writer_ws);
 	rootdir_links_free(&ra->linked);
@@ -1548,7 +1497,6 @@ static void ra_source(struct ra *ra, struct rootdir_src *src)
 static int ra_alloc(const struct rootdir_ra_params *p, struct ra **ret)
 {
 	struct ra *ra = calloc(1, sizeof(*ra));
-	size_t len = strlen(p->o->path);
 
 	*ret = ra;
 	if (!ra)
@@ -1578,8 +1526,7 @@ static int ra_alloc(const struct rootdir_ra_params *p, struct ra **ret)
 	ra->ring = malloc(ra->ring_size);
 	ra->chunks = calloc(ra->nr_chunks, sizeof(*ra->chunks));
 	ra->workers = calloc((size_t)p->workers + 1, sizeof(*ra->workers));
-	if (!ra->ring || !ra->chunks || !ra->workers ||
-	    ARRAY_RESERVE(ra->path, ra->path_alloc, len + 1, 256))
+	if (!ra->ring || !ra->chunks || !ra->workers)
 		return -ENOMEM;
 	if (ra->compress_type != BTRFS_COMPRESS_NONE) {
 		ra->jobs = calloc(ra->nr_chunks * RA_PIECES, sizeof(*ra->jobs));
@@ -1588,13 +1535,8 @@ static int ra_alloc(const struct rootdir_ra_params *p, struct ra **ret)
 		if (!ra->jobs)
 			return -ENOMEM;
 	}
-	/* paths as the walk spells them: DIR without its trailing slashes */
-	memcpy(ra->path, p->o->path, len + 1);
-	ra->path_len = len;
-	while (ra->path_len > 1 && ra->path[ra->path_len - 1] == '/')
-		ra->path[--ra->path_len] = 0;
-	ra->top_len = ra->path_len;
-	return 0;
+	/* paths as the walk spells them */
+	return rootdir_path_init(&ra->path, p->o->path);
 }
 
 int rootdir_ra_start(const struct rootdir_ra_params *p, struct rootdir_src *src)

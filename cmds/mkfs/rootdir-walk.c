@@ -26,7 +26,6 @@
 #include <sys/resource.h>
 #include <sys/sysmacros.h>
 #include "rootdir-internal.h"
-#include "lib/array.h"
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/transaction.h"
 #include "kernel-shared/inode.h"
@@ -50,92 +49,24 @@ struct walk {
 	struct rootdir_stats *stats;
 	u64 next_ino;
 	u64 top_dev;
-	size_t top_len;		/* of DIR in path: path + top_len + 1 is relative */
 	u64 dir_flags;		/* --inode-flags the current directory passes on */
 	u64 cur_flags;		/* those of the entry being created */
 	u64 since_commit;
 	int verbosity;
 	u32 max_symlink;
-	char *path;
-	size_t path_len;
-	size_t path_alloc;
+	struct rootdir_path path;
 	struct check_progress progress;
 	u64 progress_total;
 };
 
-/* one directory's sorted names */
-struct listing {
-	char *pool;
-	size_t pool_len, pool_alloc;
-	u32 *off;		/* name offsets into pool */
-	size_t nr, alloc;
-};
-
-static const char *listing_name(const struct listing *l, size_t i)
-{
-	return l->pool + l->off[i];
-}
-
-static void listing_free(struct listing *l)
-{
-	free(l->pool);
-	free(l->off);
-}
-
-static int listing_add(struct listing *l, const char *name)
-{
-	size_t len = strlen(name) + 1;
-
-	if (l->pool_len + len > UINT32_MAX)
-		return -E2BIG;
-	if (ARRAY_RESERVE(l->pool, l->pool_alloc, l->pool_len + len, 4096) ||
-	    ARRAY_RESERVE(l->off, l->alloc, l->nr + 1, 64))
-		return -ENOMEM;
-	memcpy(l->pool + l->pool_len, name, len);
-	l->off[l->nr++] = (u32)l->pool_len;
-	l->pool_len += len;
-	return 0;
-}
-
-static int cmp_off(const void *a, const void *b, void *pool)
-{
-	return strcmp((const char *)pool + *(const u32 *)a,
-		      (const char *)pool + *(const u32 *)b);
-}
-
-/* push "/name" on the path (for messages); returns the old length */
-static int path_push(struct walk *w, const char *name, size_t *old)
-{
-	size_t len = strlen(name);
-
-	*old = w->path_len;
-	if (ARRAY_RESERVE(w->path, w->path_alloc, w->path_len + len + 2, 256))
-		return -ENOMEM;
-	w->path[w->path_len++] = '/';
-	memcpy(w->path + w->path_len, name, len + 1);
-	w->path_len += len;
-	return 0;
-}
-
-static void path_pop(struct walk *w, size_t old)
-{
-	w->path_len = old;
-	w->path[old] = 0;
-}
-
-static int listing_add_cb(void *arg, const char *name)
-{
-	return listing_add(arg, name);
-}
-
-static int read_listing(struct walk *w, long dir, struct listing *l)
+static int read_listing(struct walk *w, long dir, struct rootdir_names *l)
 {
 	int ret;
 
 	memset(l, 0, sizeof(*l));
-	ret = w->src.list(&w->src, dir, w->path, listing_add_cb, l);
-	if (!ret && l->nr)
-		qsort_r(l->off, l->nr, sizeof(u32), cmp_off, l->pool);
+	ret = w->src.list(&w->src, dir, w->path.s, rootdir_names_add, l);
+	if (!ret)
+		rootdir_names_sort(l);
 	return ret;
 }
 
@@ -178,7 +109,7 @@ static int copy_xattrs(struct walk *w, u64 ino, long dir, const char *name, int 
 {
 	if (w->xattr_inodes && !rootdir_links_find(w->xattr_inodes, stx_dev(stx), stx->stx_ino))
 		return 0;
-	return w->src.xattrs(&w->src, *w->trans, w->root, ino, dir, name, fd, w->path,
+	return w->src.xattrs(&w->src, *w->trans, w->root, ino, dir, name, fd, w->path.s,
 			     &w->stats->xattrs);
 }
 
@@ -206,7 +137,7 @@ static int create_regular(struct walk *w, long dir, const char *name, u64 ino,
 	u64 nbytes;
 	int fd, ret;
 
-	ret = w->src.open_file(&w->src, dir, name, w->path, &fd, &w->dc.base, &w->dc.pf);
+	ret = w->src.open_file(&w->src, dir, name, w->path.s, &fd, &w->dc.base, &w->dc.pf);
 	if (ret)
 		return ret;
 	w->dc.sealed = w->src.sealed;
@@ -214,13 +145,13 @@ static int create_regular(struct walk *w, long dir, const char *name, u64 ino,
 	/* nodatacow files have no checksums either, as the kernel keeps them */
 	w->dc.nodatasum = w->cur_flags & (BTRFS_INODE_NODATASUM | BTRFS_INODE_NODATACOW);
 	if (!ret)
-		ret = rootdir_copy_file(&w->dc, *w->trans, w->root, ino, fd, w->path,
+		ret = rootdir_copy_file(&w->dc, *w->trans, w->root, ino, fd, w->path.s,
 					stx->stx_size, &nbytes);
 	/* a read that met end of file at the size has checked it already */
 	if (!ret && !w->dc.eof_seen && !w->dc.sealed &&
 	    (statx(fd, "", AT_EMPTY_PATH, STATX_SIZE, &after) ||
 	     after.stx_size != stx->stx_size)) {
-		cmd_error("%s changed size while it was copied", w->path);
+		cmd_error("%s changed size while it was copied", w->path.s);
 		ret = -ESTALE;
 	}
 	w->src.close_file(&w->src, dir, name, fd);
@@ -235,14 +166,14 @@ static int create_symlink(struct walk *w, long dir, const char *name, u64 ino,
 			  const struct statx *stx)
 {
 	char target[PATH_MAX + 1];
-	ssize_t len = w->src.readlink(&w->src, dir, name, w->path, target, sizeof(target));
+	ssize_t len = w->src.readlink(&w->src, dir, name, w->path.s, target, sizeof(target));
 	int ret;
 
 	if (len < 0)
 		return (int)len;
 	if ((size_t)len > w->max_symlink || len >= PATH_MAX) {
 		cmd_error("symlink %s: target of %zd bytes is longer than the %u an inline extent holds",
-			  w->path, len, w->max_symlink);
+			  w->path.s, len, w->max_symlink);
 		return -ENAMETOOLONG;
 	}
 	ret = insert_inode(w, ino, stx, (u64)len, (u64)len);
@@ -276,7 +207,7 @@ static int create_inode(struct walk *w, long dir, const char *name, u64 ino,
 	u32 mode = stx->stx_mode;
 
 	if (w->verbosity >= 2)
-		printf("ADD: %s\n", w->path);
+		printf("ADD: %s\n", w->path.s);
 	w->stats->inodes++;
 	if (S_ISREG(mode))
 		return create_regular(w, dir, name, ino, stx);
@@ -285,7 +216,7 @@ static int create_inode(struct walk *w, long dir, const char *name, u64 ino,
 	if (S_ISDIR(mode) || S_ISFIFO(mode) || S_ISSOCK(mode) || S_ISCHR(mode) ||
 	    S_ISBLK(mode))
 		return create_other(w, dir, name, ino, stx);
-	cmd_error("%s: unknown file type %o", w->path, mode & S_IFMT);
+	cmd_error("%s: unknown file type %o", w->path.s, mode & S_IFMT);
 	return -EINVAL;
 }
 
@@ -306,10 +237,10 @@ static int add_subvol(struct walk *w, long dir, u64 dir_ino, const char *name, u
 
 	*id = BTRFS_FIRST_FREE_OBJECTID + w->stats->subvols;
 	if (w->verbosity >= 2)
-		printf("ADD: %s (subvolume %llu)\n", w->path, (unsigned long long)*id);
+		printf("ADD: %s (subvolume %llu)\n", w->path.s, (unsigned long long)*id);
 	ret = rootdir_make_subvol(*w->trans, w->o, w->root, dir_ino, name, index, *id,
 				  type == MKFS_SUBVOL_RO || type == MKFS_SUBVOL_DEFAULT_RO,
-				  stx, &w->src, dir, name, w->path, &root, &w->stats->xattrs);
+				  stx, &w->src, dir, name, w->path.s, &root, &w->stats->xattrs);
 	if (ret)
 		return ret;
 	w->stats->subvols++;
@@ -323,7 +254,7 @@ static int add_subvol(struct walk *w, long dir, u64 dir_ino, const char *name, u
 /* --inode-flags naming the entry at the path */
 static u64 path_flags(const struct walk *w)
 {
-	const char *rel = w->path + w->top_len + 1;
+	const char *rel = w->path.s + w->path.top_len + 1;
 	u64 flags = 0;
 	int i;
 
@@ -368,7 +299,7 @@ static int link_entry(struct walk *w, u64 dir_ino, const char *name, u64 index, 
 	ret = btrfs_insert_inode_ref(*w->trans, w->root, name, len, ino, dir_ino, index);
 	if (ret == -EOVERFLOW)
 		cmd_error("%s: too many names for one inode in one directory (the extref feature is off)",
-			  w->path);
+			  w->path.s);
 	if (!ret)
 		ret = btrfs_insert_dir_item(*w->trans, w->root, name, len, dir_ino, &loc,
 					    btrfs_mode_to_type(mode), index);
@@ -389,19 +320,19 @@ static int add_entry(struct walk *w, long dir, u64 dir_ino, const char *name,
 	int ret, sv;
 
 	*kind = ENTRY_OTHER;
-	ret = w->src.stat(&w->src, dir, name, w->path, &stx);
+	ret = w->src.stat(&w->src, dir, name, w->path.s, &stx);
 	if (ret)
 		return ret;
 	if (w->image->ino && S_ISREG(stx.stx_mode) && stx.stx_ino == w->image->ino &&
 	    stx_dev(&stx) == w->image->dev) {
-		cmd_warning("%s is the image being made: not copied", w->path);
+		cmd_warning("%s is the image being made: not copied", w->path.s);
 		*kind = ENTRY_SKIPPED;
 		return 0;
 	}
 	*flags = path_flags(w);
 	w->cur_flags = w->dir_flags | *flags;
 	sv = S_ISDIR(stx.stx_mode) && w->o->nr_subvols ?
-	     rootdir_subvol_index(w->o, w->path + w->top_len + 1) : -1;
+	     rootdir_subvol_index(w->o, w->path.s + w->path.top_len + 1) : -1;
 	if (sv >= 0) {
 		/* a subvolume inherits nothing from outside */
 		*kind = ENTRY_SUBVOL;
@@ -441,7 +372,7 @@ static int walk_dir(struct walk *w, long dir, u64 dir_ino);
 static int walk_subdir(struct walk *w, long dir, const char *name, u64 ino)
 {
 	long sub;
-	int ret = w->src.open_dir(&w->src, dir, name, w->path, &sub);
+	int ret = w->src.open_dir(&w->src, dir, name, w->path.s, &sub);
 
 	if (ret)
 		return ret;
@@ -477,7 +408,7 @@ static int walk_subvol(struct walk *w, long dir, const char *name, u64 id)
 
 static int walk_dir(struct walk *w, long dir, u64 dir_ino)
 {
-	struct listing l;
+	struct rootdir_names l;
 	u64 *inos = NULL, *fl = NULL, size = 0, parent_flags = w->dir_flags;
 	u8 *dirs = NULL;
 	size_t i, old;
@@ -492,32 +423,32 @@ static int walk_dir(struct walk *w, long dir, u64 dir_ino)
 			ret = -ENOMEM;
 	}
 	for (i = 0; !ret && i < l.nr; i++) {
-		ret = path_push(w, listing_name(&l, i), &old);
+		ret = rootdir_path_push(&w->path, rootdir_names_at(&l, i), &old);
 		if (!ret)
-			ret = add_entry(w, dir, dir_ino, listing_name(&l, i), i + 2,
+			ret = add_entry(w, dir, dir_ino, rootdir_names_at(&l, i), i + 2,
 					&inos[i], &dirs[i], &fl[i]);
-		path_pop(w, old);
+		rootdir_path_pop(&w->path, old);
 		if (!ret && dirs[i] != ENTRY_SKIPPED)
-			size += 2 * strlen(listing_name(&l, i));
+			size += 2 * strlen(rootdir_names_at(&l, i));
 	}
 	if (!ret && size)
 		ret = set_dir_size(w, dir_ino, size);
 	for (i = 0; !ret && i < l.nr; i++) {
 		if (dirs[i] == ENTRY_OTHER || dirs[i] == ENTRY_SKIPPED)
 			continue;
-		ret = path_push(w, listing_name(&l, i), &old);
+		ret = rootdir_path_push(&w->path, rootdir_names_at(&l, i), &old);
 		w->dir_flags = fl[i];
 		if (!ret && dirs[i] == ENTRY_SUBVOL)
-			ret = walk_subvol(w, dir, listing_name(&l, i), inos[i]);
+			ret = walk_subvol(w, dir, rootdir_names_at(&l, i), inos[i]);
 		else if (!ret)
-			ret = walk_subdir(w, dir, listing_name(&l, i), inos[i]);
+			ret = walk_subdir(w, dir, rootdir_names_at(&l, i), inos[i]);
 		w->dir_flags = parent_flags;
-		path_pop(w, old);
+		rootdir_path_pop(&w->path, old);
 	}
 	free(fl);
 	free(inos);
 	free(dirs);
-	listing_free(&l);
+	rootdir_names_free(&l);
 	return ret;
 }
 
@@ -592,7 +523,7 @@ static int fill_top(struct walk *w, long dir, const struct statx *stx)
 	ret = btrfs_update_inode(*w->trans, w->root, BTRFS_FIRST_FREE_OBJECTID, &item);
 	if (!ret)
 		ret = w->src.xattrs(&w->src, *w->trans, w->root, BTRFS_FIRST_FREE_OBJECTID,
-				    dir, NULL, -1, w->path, &w->stats->xattrs);
+				    dir, NULL, -1, w->path.s, &w->stats->xattrs);
 	return ret;
 }
 
@@ -677,6 +608,12 @@ int rootdir_populate(struct btrfs_fs_info *fs, struct btrfs_trans_handle **trans
 	init_walk(&w, fs, trans, o, verbosity, stats);
 	w.image = image;
 	raise_fd_limit();
+	w.dc.buf = malloc(ROOTDIR_READ_BUF + ROOTDIR_READ_SLACK);
+	ret = w.dc.buf ? rootdir_path_init(&w.path, o->path) : -ENOMEM;
+	if (ret) {
+		free(w.dc.buf);
+		return ret;
+	}
 	if (scan->tar) {
 		rootdir_tar_source(scan->tar, &w.src);
 		w.image = &no_image;
@@ -685,18 +622,6 @@ int rootdir_populate(struct btrfs_fs_info *fs, struct btrfs_trans_handle **trans
 		ra = !start_readahead(&w);
 		if (!ra)
 			rootdir_host_source(o->path, &w.src);
-	}
-	w.dc.buf = malloc(ROOTDIR_READ_BUF + ROOTDIR_READ_SLACK);
-	if (!w.dc.buf)
-		return -ENOMEM;
-	/* messages name paths as DIR/sub/file */
-	ret = ARRAY_RESERVE(w.path, w.path_alloc, strlen(o->path) + 1, 256);
-	if (!ret) {
-		strcpy(w.path, o->path);
-		w.path_len = strlen(o->path);
-		while (w.path_len > 1 && w.path[w.path_len - 1] == '/')
-			w.path[--w.path_len] = 0;
-		w.top_len = w.path_len;
 	}
 	if (!ret)
 		ret = w.src.top(&w.src, &top, &stx);
@@ -721,7 +646,7 @@ int rootdir_populate(struct btrfs_fs_info *fs, struct btrfs_trans_handle **trans
 	if (ra)
 		rootdir_ra_stop(&w.src);
 	rootdir_links_free(&w.links);
-	free(w.path);
+	free(w.path.s);
 	rootdir_data_finish(&w.dc);
 	free(w.dc.buf);
 	return ret;
