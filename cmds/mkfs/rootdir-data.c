@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -99,17 +100,88 @@ static ssize_t read_data(struct rootdir_data_ctx *dc, int fd, u8 *buf, size_t wa
 	return got;
 }
 
+struct rootdir_flusher {
+	struct btrfs_fs_info *fs;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool wanted, stop;
+};
+
+static void *flusher_main(void *arg)
+{
+	struct rootdir_flusher *f = arg;
+
+	pthread_mutex_lock(&f->lock);
+	while (!f->stop) {
+		if (!f->wanted) {
+			pthread_cond_wait(&f->cond, &f->lock);
+			continue;
+		}
+		f->wanted = false;
+		pthread_mutex_unlock(&f->lock);
+		btrfs_start_writeback(f->fs);
+		pthread_mutex_lock(&f->lock);
+	}
+	pthread_mutex_unlock(&f->lock);
+	return NULL;
+}
+
+int rootdir_data_flusher(struct rootdir_data_ctx *dc)
+{
+	struct rootdir_flusher *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -ENOMEM;
+	f->fs = dc->fs;
+	pthread_mutex_init(&f->lock, NULL);
+	pthread_cond_init(&f->cond, NULL);
+	if (pthread_create(&f->thread, NULL, flusher_main, f)) {
+		pthread_cond_destroy(&f->cond);
+		pthread_mutex_destroy(&f->lock);
+		free(f);
+		return -EAGAIN;
+	}
+	dc->flusher = f;
+	return 0;
+}
+
+static void stop_flusher(struct rootdir_data_ctx *dc)
+{
+	struct rootdir_flusher *f = dc->flusher;
+
+	if (!f)
+		return;
+	pthread_mutex_lock(&f->lock);
+	f->stop = true;
+	pthread_cond_signal(&f->cond);
+	pthread_mutex_unlock(&f->lock);
+	pthread_join(f->thread, NULL);
+	pthread_cond_destroy(&f->cond);
+	pthread_mutex_destroy(&f->lock);
+	free(f);
+	dc->flusher = NULL;
+}
+
 /* @len bytes at @logical to the devices; now and then start their writeback */
 static int write_out(struct rootdir_data_ctx *dc, u64 logical, const u8 *buf, u64 len)
 {
+	struct rootdir_flusher *f = dc->flusher;
 	int ret = btrfs_write_logical(dc->fs, logical, buf, len);
 
 	dc->unflushed += len;
-	if (!ret && dc->unflushed >= ROOTDIR_WRITEBACK) {
+	if (ret || dc->unflushed < ROOTDIR_WRITEBACK)
+		return ret;
+	dc->unflushed = 0;
+	if (!f) {
 		btrfs_start_writeback(dc->fs);
-		dc->unflushed = 0;
+		return 0;
 	}
-	return ret;
+	pthread_mutex_lock(&f->lock);
+	f->wanted = true;
+	pthread_cond_signal(&f->cond);
+	pthread_mutex_unlock(&f->lock);
+	return 0;
 }
 
 static int changed_size(const char *path)
@@ -988,6 +1060,7 @@ void rootdir_data_finish(struct rootdir_data_ctx *dc)
 	/* the workers finish what was submitted before they stop */
 	rootdir_cpool_destroy(dc->pool);
 	dc->pool = NULL;
+	stop_flusher(dc);
 	free(dc->sums);
 	dc->sums = NULL;
 }

@@ -227,9 +227,19 @@ static void wake_reader(struct ra *ra)
 		pthread_cond_signal(&ra->wake_reader);
 }
 
-/* the writer waits for the reader (or a job): the reader may go on first */
+static void free_records(struct ra *ra);
+
+/*
+ * The writer waits for the reader (or a job): the reader may go on first.
+ * It frees what the reader would free, if anything, instead (and
+ * returns: the caller looks again).
+ */
 static void writer_wait(struct ra *ra)
 {
+	if (ra->freed) {
+		free_records(ra);
+		return;
+	}
 	wake_reader(ra);
 	ra->writer_waits = true;
 	pthread_cond_wait(&ra->wake_writer, &ra->lock);
@@ -812,7 +822,14 @@ static void read_data(struct ra *ra, struct ra_thread *t, struct rootdir_prefetc
 	u64 ss = ra->sectorsize, end = round_up_to(pf->size, ss), off = 0, data, hole;
 	int ret;
 
-	if (!ra->read_data || !pf->size)
+	/*
+	 * The writer waits for the reader: it reads a small file itself
+	 * (not read ahead, it asks the host)
+	 */
+	pthread_mutex_lock(&ra->lock);
+	ret = ra->writer_waits && pf->size <= RA_CHUNK;
+	pthread_mutex_unlock(&ra->lock);
+	if (ret || !ra->read_data || !pf->size)
 		goto done;
 	ret = next_segment(ra, pf, 0, pf->size < ss, &data, &hole);
 	pf->whole_inline = !ret && pf->size <= ss && !data;

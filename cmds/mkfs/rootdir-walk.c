@@ -590,6 +590,8 @@ static int start_readahead(struct walk *w)
 		return -1;
 	/* the pieces come compressed: the pool needs no workers */
 	w->dc.pool_threads = 1;
+	/* the writeback starts without the writer (a failure: it does it itself) */
+	rootdir_data_flusher(&w->dc);
 	return 0;
 }
 

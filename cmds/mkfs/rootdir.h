@@ -172,6 +172,7 @@ struct rootdir_data_ctx {
 	bool reflink;		/* --reflink, until it is found not to work */
 	bool reflink_noted;
 	u64 unflushed;		/* data bytes written since the last writeback start */
+	struct rootdir_flusher *flusher;	/* starts it in the background, or NULL */
 };
 
 /* the read buffer, and the room past it for the byte that finds end of file */
@@ -222,8 +223,13 @@ int rootdir_copy_file(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *tr
  * at the end; file extent items may follow their inode items)
  */
 int rootdir_data_flush(struct rootdir_data_ctx *dc);
-/* the data writer is done: stop the --compress workers */
+/* the data writer is done: stop the --compress workers and the flusher */
 void rootdir_data_finish(struct rootdir_data_ctx *dc);
+/*
+ * A thread that starts the devices' writeback when the writer asks (the
+ * writeback's submission can take the writer a while); 0 or -errno
+ */
+int rootdir_data_flusher(struct rootdir_data_ctx *dc);
 
 /*
  * rootdir-readahead.c: what the read-ahead thread did for the file being
