@@ -824,10 +824,11 @@ static void read_data(struct ra *ra, struct ra_thread *t, struct rootdir_prefetc
 
 	/*
 	 * The writer waits for the reader: it reads a small file itself
-	 * (not read ahead, it asks the host)
+	 * (not read ahead, it asks the host); not with --compress, where
+	 * it would compress it alone too
 	 */
 	pthread_mutex_lock(&ra->lock);
-	ret = ra->writer_waits && pf->size <= RA_CHUNK;
+	ret = ra->writer_waits && pf->size <= RA_CHUNK && !ra->jobs;
 	pthread_mutex_unlock(&ra->lock);
 	if (ret || !ra->read_data || !pf->size)
 		goto done;
