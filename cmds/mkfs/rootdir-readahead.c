@@ -925,6 +925,7 @@ static int read_entry(struct ra *ra, struct ra_thread *t, struct ra_rec *dir, co
 		      u8 *walk)
 {
 	struct ra_rec *e;
+	bool held;
 	int ret = new_rec(ra, t, RA_ENTRY, dir, name, &e);
 
 	if (ret)
@@ -934,11 +935,15 @@ static int read_entry(struct ra *ra, struct ra_thread *t, struct ra_rec *dir, co
 		*walk = walks_into(ra, &e->stx);
 		ret = read_entry_meta(ra, dir, e);
 	}
-	/* the writer may start on it while its data comes in (held till then) */
-	if (!ret && e->fd >= 0)
+	/*
+	 * The writer may start on it while its data comes in (held till
+	 * then); a record not held may be freed as soon as it is published.
+	 */
+	held = !ret && e->fd >= 0;
+	if (held)
 		e->refs++;
 	publish(ra, e);
-	if (!ret && e->fd >= 0) {
+	if (held) {
 		read_data(ra, t, &e->pf);
 		pthread_mutex_lock(&ra->lock);
 		unref(ra, e);
