@@ -492,11 +492,32 @@ static u32 log2_of_4th_power(u64 n)
 	return r;
 }
 
-static int cmp_count_desc(const void *a, const void *b)
+/*
+ * The 256 byte counts (each at most the sample's 8192) from the largest
+ * down: two passes of a radix sort on 8-bit digits, several times
+ * cheaper than qsort() here (this runs for every 128 KiB compressed).
+ */
+static void sort_counts_desc(u32 *count)
 {
-	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+	u32 tmp[256], start[256];
+	int pass, i;
 
-	return x < y ? 1 : x > y ? -1 : 0;
+	for (pass = 0; pass < 2; pass++) {
+		u32 *src = pass ? tmp : count, *dst = pass ? count : tmp, pos = 0;
+		int shift = pass * 8;
+
+		memset(start, 0, sizeof(start));
+		for (i = 0; i < 256; i++)
+			start[(src[i] >> shift) & 0xff]++;
+		for (i = 255; i >= 0; i--) {
+			u32 n = start[i];
+
+			start[i] = pos;
+			pos += n;
+		}
+		for (i = 0; i < 256; i++)
+			dst[start[(src[i] >> shift) & 0xff]++] = src[i];
+	}
 }
 
 bool btrfs_compress_heuristic(const void *in, size_t len)
@@ -522,7 +543,7 @@ bool btrfs_compress_heuristic(const void *in, size_t len)
 		distinct += count[i] > 0;
 	if (distinct < HEUR_SET_SMALL)
 		return true;
-	qsort(count, 256, sizeof(count[0]), cmp_count_desc);
+	sort_counts_desc(count);
 	threshold = n * 90 / 100;
 	for (i = 0; i < HEUR_CORE_LOW; i++)
 		sum += count[i];

@@ -76,25 +76,25 @@ static u64 max_sums_per_item(const struct btrfs_fs_info *fs_info)
 		2 * sizeof(struct btrfs_item)) / fs_info->csum_size - 1;
 }
 
-static void csum_sectors(const struct btrfs_fs_info *fs_info, const u8 *data,
-			 u64 nr, u8 *out)
+void btrfs_csum_sectors(u16 csum_type, u32 csum_size, u32 sectorsize, const void *data,
+			u64 nr, u8 *out)
 {
 	u8 digest[BTRFS_CSUM_SIZE];
+	const u8 *p = data;
 	u64 i;
 
 	for (i = 0; i < nr; i++) {
-		btrfs_csum_data(fs_info->csum_type, data + i * fs_info->sectorsize,
-				fs_info->sectorsize, digest);
-		memcpy(out + i * fs_info->csum_size, digest, fs_info->csum_size);
+		btrfs_csum_data(csum_type, p + i * sectorsize, sectorsize, digest);
+		memcpy(out + i * csum_size, digest, csum_size);
 	}
 }
 
 /*
- * Append sums for sectors at @bytenr to the csum item that ends right
- * there, as many as fit; returns how many sectors were covered (0: none).
+ * Append @nr @sums for sectors at @bytenr to the csum item that ends right
+ * there, as many as fit; *@done: how many sectors were covered (0: none).
  */
 static int append_to_previous(struct btrfs_trans_handle *trans, u64 bytenr,
-			      const u8 *data, u64 nr, u64 *done)
+			      const u8 *sums, u64 nr, u64 *done)
 {
 	struct btrfs_fs_info *fs_info = trans->fs_info;
 	struct btrfs_root *root = &fs_info->csum_root;
@@ -102,7 +102,6 @@ static int append_to_previous(struct btrfs_trans_handle *trans, u64 bytenr,
 	struct btrfs_path path;
 	u32 size, room, add;
 	u64 max = max_sums_per_item(fs_info), covered;
-	u8 *sums;
 	int ret;
 
 	*done = 0;
@@ -130,18 +129,36 @@ static int append_to_previous(struct btrfs_trans_handle *trans, u64 bytenr,
 		ret = -EUCLEAN;
 	if (ret)
 		goto out;
-	sums = malloc((size_t)add * fs_info->csum_size);
-	if (!sums) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	csum_sectors(fs_info, data, add, sums);
 	btrfs_extend_item(&path, add * fs_info->csum_size);
 	btrfs_write_item_data(&path, size, sums, add * fs_info->csum_size);
-	free(sums);
 	*done = add;
 out:
 	btrfs_release_path(&path);
+	return ret;
+}
+
+int btrfs_csum_file_sums(struct btrfs_trans_handle *trans, u64 bytenr, const u8 *sums,
+			 u64 nr)
+{
+	struct btrfs_fs_info *fs_info = trans->fs_info;
+	u64 max = max_sums_per_item(fs_info), done;
+	int ret;
+
+	if (bytenr % fs_info->sectorsize)
+		return -EINVAL;
+	if (!fs_info->csum_root.node)
+		return -ENOENT;
+	ret = append_to_previous(trans, bytenr, sums, nr, &done);
+	while (!ret && done < nr) {
+		u64 n = nr - done < max ? nr - done : max;
+		struct btrfs_key key = { BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY,
+					 bytenr + done * fs_info->sectorsize };
+
+		ret = btrfs_insert_item(trans, &fs_info->csum_root, &key,
+					sums + done * fs_info->csum_size,
+					(u32)(n * fs_info->csum_size));
+		done += n;
+	}
 	return ret;
 }
 
@@ -149,8 +166,7 @@ int btrfs_csum_file_blocks(struct btrfs_trans_handle *trans, u64 bytenr,
 			   const void *data, u64 len)
 {
 	struct btrfs_fs_info *fs_info = trans->fs_info;
-	u64 nr = len / fs_info->sectorsize, max = max_sums_per_item(fs_info), done;
-	const u8 *p = data;
+	u64 nr = len / fs_info->sectorsize;
 	u8 *sums;
 	int ret;
 
@@ -158,22 +174,12 @@ int btrfs_csum_file_blocks(struct btrfs_trans_handle *trans, u64 bytenr,
 		return -EINVAL;
 	if (!fs_info->csum_root.node)
 		return -ENOENT;
-	ret = append_to_previous(trans, bytenr, p, nr, &done);
-	if (ret)
-		return ret;
-	sums = malloc(max * fs_info->csum_size);
+	sums = malloc(nr ? nr * fs_info->csum_size : 1);
 	if (!sums)
 		return -ENOMEM;
-	while (!ret && done < nr) {
-		u64 n = nr - done < max ? nr - done : max;
-		struct btrfs_key key = { BTRFS_EXTENT_CSUM_OBJECTID, BTRFS_EXTENT_CSUM_KEY,
-					 bytenr + done * fs_info->sectorsize };
-
-		csum_sectors(fs_info, p + done * fs_info->sectorsize, n, sums);
-		ret = btrfs_insert_item(trans, &fs_info->csum_root, &key, sums,
-					(u32)(n * fs_info->csum_size));
-		done += n;
-	}
+	btrfs_csum_sectors(fs_info->csum_type, fs_info->csum_size, fs_info->sectorsize, data,
+			   nr, sums);
+	ret = btrfs_csum_file_sums(trans, bytenr, sums, nr);
 	free(sums);
 	return ret;
 }

@@ -42,6 +42,12 @@ int btrfs_insert_inline_extent(struct btrfs_trans_handle *trans, struct btrfs_ro
  */
 int btrfs_csum_file_blocks(struct btrfs_trans_handle *trans, u64 bytenr,
 			   const void *data, u64 len);
+/* the same with the @nr sums (csum_size bytes each) worked out already */
+int btrfs_csum_file_sums(struct btrfs_trans_handle *trans, u64 bytenr, const u8 *sums,
+			 u64 nr);
+/* the @csum_size byte sums of the @nr sectors at @data, into @out */
+void btrfs_csum_sectors(u16 csum_type, u32 csum_size, u32 sectorsize, const void *data,
+			u64 nr, u8 *out);
 
 /*
  * A regular file extent in one go: data space for @len bytes (rounded up

@@ -237,20 +237,27 @@ void rootdir_cpool_wait(struct rootdir_cpool *pool, struct rootdir_batch *b)
 	pthread_mutex_unlock(&pool->lock);
 }
 
-int rootdir_cpool_compress_small(struct rootdir_cpool *pool, const u8 *in, size_t len,
-				 size_t inline_max, u8 *out, size_t *out_len)
+int rootdir_compress_small_ws(struct btrfs_compress_ws *ws, u8 type, int level,
+			      u32 sectorsize, const u8 *in, size_t len, size_t inline_max,
+			      u8 *out, size_t *out_len)
 {
 	/*
 	 * The kernel's lzo gives up on output larger than its input only
 	 * past two sectors: a small file goes inline compressed whenever the
 	 * result fits, even a little longer than the file.
 	 */
-	if (inline_max && pool->type == BTRFS_COMPRESS_LZO)
-		return btrfs_compress_limit_ws(pool->own_ws, pool->type, pool->level, in, len,
-					       pool->sectorsize, out, inline_max, out_len);
+	if (inline_max && type == BTRFS_COMPRESS_LZO)
+		return btrfs_compress_limit_ws(ws, type, level, in, len, sectorsize, out,
+					       inline_max, out_len);
 	if (inline_max)
-		return btrfs_compress_shorter_ws(pool->own_ws, pool->type, pool->level, in, len,
-						 pool->sectorsize, out, out_len);
-	return btrfs_compress_extent_ws(pool->own_ws, pool->type, pool->level, in, len,
-					pool->sectorsize, out, out_len);
+		return btrfs_compress_shorter_ws(ws, type, level, in, len, sectorsize, out,
+						 out_len);
+	return btrfs_compress_extent_ws(ws, type, level, in, len, sectorsize, out, out_len);
+}
+
+int rootdir_cpool_compress_small(struct rootdir_cpool *pool, const u8 *in, size_t len,
+				 size_t inline_max, u8 *out, size_t *out_len)
+{
+	return rootdir_compress_small_ws(pool->own_ws, pool->type, pool->level,
+					 pool->sectorsize, in, len, inline_max, out, out_len);
 }

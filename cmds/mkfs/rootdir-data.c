@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -57,17 +58,8 @@ static u64 largest_free_data(struct btrfs_fs_info *fs)
 	return best;
 }
 
-/*
- * pread until @len bytes or end of file; returns bytes read or -errno.
- * A short read once @enough bytes are in is end of file (a regular file
- * reads short only there): a caller asking for one byte more than the
- * size it expects learns that the file did not grow without the read
- * that returns 0, or a statx() afterwards.
- */
-static ssize_t read_full(int fd, u8 *buf, size_t len, u64 off, size_t enough)
+ssize_t rootdir_read_full(int fd, u8 *buf, size_t len, u64 off, size_t enough, size_t done)
 {
-	size_t done = 0;
-
 	while (done < len) {
 		ssize_t n = pread(fd, buf + done, len - done, (off_t)(off + done));
 
@@ -96,24 +88,100 @@ static ssize_t read_data(struct rootdir_data_ctx *dc, int fd, u8 *buf, size_t wa
 			 u64 pos, u64 size)
 {
 	bool to_end = want && pos + want == size && !dc->sealed;
-	ssize_t got = read_full(fd, buf, want + to_end, dc->base + pos, want);
+	size_t done = 0;
+	ssize_t got;
+
+	if (!dc->pf || !rootdir_pf_read(dc->pf, buf, want + to_end, dc->base + pos, want,
+					&done, &got))
+		got = rootdir_read_full(fd, buf, want + to_end, dc->base + pos, want, done);
 
 	if (to_end && got == (ssize_t)want)
 		dc->eof_seen = true;
 	return got;
 }
 
+struct rootdir_flusher {
+	struct btrfs_fs_info *fs;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool wanted, stop;
+};
+
+static void *flusher_main(void *arg)
+{
+	struct rootdir_flusher *f = arg;
+
+	pthread_mutex_lock(&f->lock);
+	while (!f->stop) {
+		if (!f->wanted) {
+			pthread_cond_wait(&f->cond, &f->lock);
+			continue;
+		}
+		f->wanted = false;
+		pthread_mutex_unlock(&f->lock);
+		btrfs_start_writeback(f->fs);
+		pthread_mutex_lock(&f->lock);
+	}
+	pthread_mutex_unlock(&f->lock);
+	return NULL;
+}
+
+int rootdir_data_flusher(struct rootdir_data_ctx *dc)
+{
+	struct rootdir_flusher *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -ENOMEM;
+	f->fs = dc->fs;
+	pthread_mutex_init(&f->lock, NULL);
+	pthread_cond_init(&f->cond, NULL);
+	if (pthread_create(&f->thread, NULL, flusher_main, f)) {
+		pthread_cond_destroy(&f->cond);
+		pthread_mutex_destroy(&f->lock);
+		free(f);
+		return -EAGAIN;
+	}
+	dc->flusher = f;
+	return 0;
+}
+
+static void stop_flusher(struct rootdir_data_ctx *dc)
+{
+	struct rootdir_flusher *f = dc->flusher;
+
+	if (!f)
+		return;
+	pthread_mutex_lock(&f->lock);
+	f->stop = true;
+	pthread_cond_signal(&f->cond);
+	pthread_mutex_unlock(&f->lock);
+	pthread_join(f->thread, NULL);
+	pthread_cond_destroy(&f->cond);
+	pthread_mutex_destroy(&f->lock);
+	free(f);
+	dc->flusher = NULL;
+}
+
 /* @len bytes at @logical to the devices; now and then start their writeback */
 static int write_out(struct rootdir_data_ctx *dc, u64 logical, const u8 *buf, u64 len)
 {
+	struct rootdir_flusher *f = dc->flusher;
 	int ret = btrfs_write_logical(dc->fs, logical, buf, len);
 
 	dc->unflushed += len;
-	if (!ret && dc->unflushed >= ROOTDIR_WRITEBACK) {
+	if (ret || dc->unflushed < ROOTDIR_WRITEBACK)
+		return ret;
+	dc->unflushed = 0;
+	if (!f) {
 		btrfs_start_writeback(dc->fs);
-		dc->unflushed = 0;
+		return 0;
 	}
-	return ret;
+	pthread_mutex_lock(&f->lock);
+	f->wanted = true;
+	pthread_cond_signal(&f->cond);
+	pthread_mutex_unlock(&f->lock);
+	return 0;
 }
 
 static int changed_size(const char *path)
@@ -226,6 +294,104 @@ static int write_or_clone(struct rootdir_data_ctx *dc, int fd, const char *path,
 }
 
 /*
+ * The @want bytes of file data at @pos into dc->buf, zeros after them up
+ * to @n; a failed or short read is reported
+ */
+static int read_padded(struct rootdir_data_ctx *dc, int fd, const char *path, u64 pos,
+		       size_t want, size_t n, u64 size)
+{
+	ssize_t got = read_data(dc, fd, dc->buf, want, pos, size);
+
+	if (got < 0)
+		return read_error(path, got);
+	if ((size_t)got != want)
+		return changed_size(path);
+	memset(dc->buf + got, 0, n - (size_t)got);
+	return 0;
+}
+
+/*
+ * Whether the read-ahead has the @want bytes at @pos (what read_data()
+ * would read, end of file included): *@got what read_data() would return
+ */
+static bool prefetched(struct rootdir_data_ctx *dc, u64 pos, size_t want, u64 size,
+		       ssize_t *got)
+{
+	bool to_end = want && pos + want == size;
+	size_t done;
+
+	if (!rootdir_pf_read(dc->pf, NULL, want + to_end, pos, want, &done, got))
+		return false;
+	if (to_end && *got == (ssize_t)want)
+		dc->eof_seen = true;
+	return true;
+}
+
+/*
+ * The @n bytes (sector multiple) at file offset @pos, the file's up to its
+ * @size, zeros after, to @logical, with their checksums, as the
+ * read-ahead has them in its ring: no copy, the checksums worked out
+ * already (with --compress, here).  1: it has not got all of them.
+ */
+static int write_prefetched(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *trans,
+			    const char *path, u64 pos, u64 logical, size_t n, size_t want,
+			    u64 size)
+{
+	struct btrfs_fs_info *fs = dc->fs;
+	bool sums;
+	size_t off, len;
+	const u8 *data;
+	ssize_t got;
+	int ret;
+
+	if (!dc->sums)
+		dc->sums = malloc(ROOTDIR_READ_BUF / dc->sectorsize * BTRFS_CSUM_SIZE);
+	if (!dc->sums || !prefetched(dc, pos, want, size, &got))
+		return 1;
+	if (got < 0)
+		return read_error(path, got);
+	if ((size_t)got != want)
+		return changed_size(path);
+	sums = !dc->nodatasum && rootdir_pf_sums(dc->pf, pos, n, dc->sums);
+	for (off = 0; off < n; off += len) {
+		len = rootdir_pf_span(dc->pf, pos + off, n - off, &data);
+		if (!len)
+			return -EIO;
+		ret = write_out(dc, logical + off, data, len);
+		if (ret)
+			return ret;
+		if (!dc->nodatasum && !sums)
+			btrfs_csum_sectors(fs->csum_type, fs->csum_size, fs->sectorsize, data,
+					   len / fs->sectorsize,
+					   dc->sums + off / fs->sectorsize * fs->csum_size);
+	}
+	if (!dc->nodatasum)
+		ret = btrfs_csum_file_sums(trans, logical, dc->sums, n / fs->sectorsize);
+	if (!ret)
+		dc->stats->bytes += (u64)got;
+	return ret;
+}
+
+/* @n bytes at file offset @pos (the file's up to its @size) to @logical */
+static int write_data(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *trans, int fd,
+		      const char *path, u64 pos, u64 logical, size_t n, u64 size)
+{
+	size_t want = pos >= size ? 0 : (size - pos < n ? (size_t)(size - pos) : n);
+	int ret = dc->pf ? write_prefetched(dc, trans, path, pos, logical, n, want, size) : 1;
+
+	if (ret != 1)
+		return ret;
+	ret = read_padded(dc, fd, path, pos, want, n, size);
+	if (!ret)
+		ret = write_or_clone(dc, fd, path, pos, logical, n, want);
+	if (!ret && !dc->nodatasum)
+		ret = btrfs_csum_file_blocks(trans, logical, dc->buf, n);
+	if (!ret)
+		dc->stats->bytes += want;
+	return ret;
+}
+
+/*
  * One regular extent at @start of at most @left bytes (sector multiple),
  * the file data past @size being zeros; *@len gets its length.
  */
@@ -235,30 +401,19 @@ static int write_extent(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *
 {
 	struct btrfs_file_extent_params fp = { 0 };
 	u64 bytenr, done, ext_len;
+	size_t n;
 	int ret;
 
 	ret = reserve_data(trans, root, ino, start, left, dc->sectorsize, &bytenr, &ext_len);
 	if (ret)
 		return ret;
-	for (done = 0; done < ext_len; ) {
+	for (done = 0; done < ext_len; done += n) {
 		u64 pos = start + done;
-		size_t n = ext_len - done < ROOTDIR_READ_BUF ? (size_t)(ext_len - done) :
-			   ROOTDIR_READ_BUF;
-		size_t want = pos >= size ? 0 : (size - pos < n ? (size_t)(size - pos) : n);
-		ssize_t got = read_data(dc, fd, dc->buf, want, pos, size);
 
-		if (got < 0)
-			return read_error(path, got);
-		if ((size_t)got != want)
-			return changed_size(path);
-		memset(dc->buf + got, 0, n - (size_t)got);
-		ret = write_or_clone(dc, fd, path, pos, bytenr + done, n, (size_t)got);
-		if (!ret && !dc->nodatasum)
-			ret = btrfs_csum_file_blocks(trans, bytenr + done, dc->buf, n);
+		n = ext_len - done < ROOTDIR_READ_BUF ? (size_t)(ext_len - done) : ROOTDIR_READ_BUF;
+		ret = write_data(dc, trans, fd, path, pos, bytenr + done, n, size);
 		if (ret)
 			return ret;
-		dc->stats->bytes += (u64)got;
-		done += n;
 	}
 	fp.disk_bytenr = bytenr;
 	fp.disk_num_bytes = ext_len;
@@ -288,6 +443,19 @@ static int insert_hole(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *t
 	return btrfs_insert_file_extent(trans, root, ino, start, &fp);
 }
 
+/* lseek(), or the answer the read-ahead got already */
+static off_t seek(const struct rootdir_data_ctx *dc, int fd, u64 off, int whence)
+{
+	s64 res;
+
+	if (!dc->pf || !rootdir_pf_seek(dc->pf, off, whence, &res))
+		return lseek(fd, (off_t)off, whence);
+	if (res >= 0)
+		return (off_t)res;
+	errno = (int)-res;
+	return -1;
+}
+
 /*
  * The next data segment at or after @off: [*@data, *@hole).  1 when there
  * is none.  A filesystem without SEEK_DATA has all data.  @data_only:
@@ -298,7 +466,7 @@ static int insert_hole(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *t
 static int next_segment(const struct rootdir_data_ctx *dc, int fd, const char *path, u64 off,
 			u64 size, bool data_only, u64 *data, u64 *hole)
 {
-	off_t d = lseek(fd, (off_t)(dc->base + off), SEEK_DATA), h;
+	off_t d = seek(dc, fd, dc->base + off, SEEK_DATA), h;
 
 	if (d < 0) {
 		if (errno == ENXIO)
@@ -317,7 +485,7 @@ static int next_segment(const struct rootdir_data_ctx *dc, int fd, const char *p
 		*hole = size;
 		return (u64)d >= size ? 1 : 0;
 	}
-	h = lseek(fd, d, SEEK_HOLE);
+	h = seek(dc, fd, (u64)d, SEEK_HOLE);
 	if (h < 0) {
 		cmd_error("cannot find the holes of %s: %m", path);
 		return -errno;
@@ -384,6 +552,8 @@ struct cfile {
 	u64 nbytes;
 	int err;
 	struct preread pre;
+	/* a piece queued may still fail (and the pieces after it go plain) */
+	bool doubt;
 };
 
 /* lzo and zstd extents need their incompat bit; set with the first one */
@@ -613,6 +783,50 @@ static void add_plain(struct cfile *cf, u64 start, u64 end)
 }
 
 /*
+ * Whether the heuristic likes piece @p (@n bytes at @in); when the
+ * read-ahead compressed it already, the piece is ready.
+ */
+static bool piece_heuristic(struct rootdir_data_ctx *dc, struct rootdir_piece *p,
+			    const u8 *in, u64 n)
+{
+	struct rootdir_pf_piece pc;
+
+	if (!dc->pf || !rootdir_pf_piece(dc->pf, p->off, (u32)n, false, &pc))
+		return btrfs_compress_heuristic(in, n);
+	if (!pc.heuristic)
+		return false;
+	p->ready = true;
+	p->type = pc.ret ? BTRFS_COMPRESS_NONE : dc->compress_type;
+	p->err = pc.ret == -E2BIG ? 0 : pc.ret;
+	p->clen = (u32)pc.clen;
+	if (!pc.ret)
+		memcpy(rootdir_piece_out(dc->cur, dc->cur->nr - 1), pc.out, pc.clen);
+	return true;
+}
+
+/*
+ * Piece @p (@want bytes of file data), when the read-ahead has its data
+ * and compressed it: ready, its input not copied (a piece stored
+ * compressed does not need it, and no piece of the file before it can
+ * fail any more: @cf has no doubt).
+ */
+static bool compressed_ahead(struct cfile *cf, struct rootdir_piece *p, size_t want)
+{
+	struct rootdir_data_ctx *dc = cf->dc;
+	struct rootdir_pf_piece pc;
+	ssize_t got;
+
+	if (!dc->pf || !prefetched(dc, p->off, want, cf->size, &got) || got != (ssize_t)want ||
+	    !rootdir_pf_piece(dc->pf, p->off, p->ram, false, &pc) || !pc.heuristic || pc.ret)
+		return false;
+	p->ready = true;
+	p->type = dc->compress_type;
+	p->clen = (u32)pc.clen;
+	memcpy(rootdir_piece_out(dc->cur, dc->cur->nr - 1), pc.out, pc.clen);
+	return true;
+}
+
+/*
  * One piece of up to 128 KiB at @off read into the pipeline; 1 when the
  * kernel would not compress it (the heuristic says no, or a single block
  * that cannot get a sector smaller): then it is not queued, and
@@ -636,15 +850,20 @@ static int add_piece(struct cfile *cf, u64 off, u64 n, bool *single)
 		/*
 		 * The first piece, which the heuristic liked and which
 		 * compressed: the same input gives the same output, it is
-		 * not compressed twice.
+		 * not compressed twice (and stored compressed: its input is
+		 * not needed).
 		 */
-		memcpy(in, dc->buf, n);
 		memcpy(rootdir_piece_out(dc->cur, dc->cur->nr - 1), dc->buf + ROOTDIR_READ_BUF / 2,
 		       cf->pre.clen);
 		p->ready = true;
 		p->type = dc->compress_type;
 		p->clen = (u32)cf->pre.clen;
 		cf->pre.len = 0;
+		cf->nbytes += n;
+		return 0;
+	}
+	if (!*single && !cf->doubt && !is_flagged(dc, cf->root, cf->ino) &&
+	    compressed_ahead(cf, p, want)) {
 		cf->nbytes += n;
 		return 0;
 	}
@@ -656,8 +875,9 @@ static int add_piece(struct cfile *cf, u64 off, u64 n, bool *single)
 	if (!cf->err && !is_flagged(dc, cf->root, cf->ino)) {
 		memset(in + got, 0, n - (size_t)got);
 		/* the page cache past the end of file is zeros: so is the sample */
-		if (!*single && btrfs_compress_heuristic(in, n)) {
+		if (!*single && piece_heuristic(dc, p, in, n)) {
 			cf->nbytes += n;
+			cf->doubt |= !p->ready || p->type == BTRFS_COMPRESS_NONE;
 			return 0;
 		}
 	}
@@ -716,6 +936,32 @@ static void add_data(struct cfile *cf, u64 start, u64 end)
 }
 
 /*
+ * The kernel's attempt at the @len bytes at @in (file offset @off; zeros
+ * follow to @sample, the heuristic's length): 1 when the heuristic says
+ * no, else compress_small() as an extent or (@whole_file) as the inline
+ * extent of the file.  The read-ahead may have done it already.
+ */
+static int try_compress(struct rootdir_data_ctx *dc, u64 off, const u8 *in, size_t len,
+			size_t sample, bool whole_file, u8 *out, size_t *clen)
+{
+	struct rootdir_pf_piece pc;
+
+	if (dc->pf && rootdir_pf_piece(dc->pf, off, (u32)len, whole_file, &pc)) {
+		if (!pc.heuristic)
+			return 1;
+		if (!pc.ret) {
+			memcpy(out, pc.out, pc.clen);
+			*clen = pc.clen;
+		}
+		return pc.ret;
+	}
+	if (!btrfs_compress_heuristic(in, sample))
+		return 1;
+	return rootdir_cpool_compress_small(dc->pool, in, len, whole_file ? dc->max_inline : 0,
+					    out, clen);
+}
+
+/*
  * A file of at most a sector, as the kernel writes it: the heuristic
  * (over the page, zeros past the end) first; then inline and compressed
  * when the compressed bytes fit max_inline; a compression that saves
@@ -729,17 +975,13 @@ static int try_inline_compressed(struct rootdir_data_ctx *dc, struct btrfs_trans
 {
 	u8 *out = dc->buf + ROOTDIR_READ_BUF / 2;
 	size_t clen = BTRFS_MAX_UNCOMPRESSED;
-	ssize_t got = read_data(dc, fd, dc->buf, (size_t)size, 0, size);
-	int ret;
+	int ret = read_padded(dc, fd, path, 0, (size_t)size, dc->sectorsize, size);
 
-	if (got < 0)
-		return read_error(path, got);
-	if ((u64)got != size)
-		return changed_size(path);
-	memset(dc->buf + size, 0, dc->sectorsize - size);
-	if (!btrfs_compress_heuristic(dc->buf, dc->sectorsize))
+	if (ret)
+		return ret;
+	ret = try_compress(dc, 0, dc->buf, size, dc->sectorsize, true, out, &clen);
+	if (ret == 1)
 		return 0;
-	ret = rootdir_cpool_compress_small(dc->pool, dc->buf, size, dc->max_inline, out, &clen);
 	/* it made nothing shorter (lzo: nothing that fits inline, no flag then) */
 	if (ret == -E2BIG && dc->compress_type != BTRFS_COMPRESS_LZO)
 		dc->file_flags |= BTRFS_INODE_NOCOMPRESS;
@@ -767,7 +1009,7 @@ static int start_pool(struct rootdir_data_ctx *dc)
 	if (dc->pool)
 		return 0;
 	ret = rootdir_cpool_create(dc->compress_type, dc->compress_level, dc->sectorsize,
-				   rootdir_compress_threads(), &dc->pool);
+				   dc->pool_threads, &dc->pool);
 	if (!ret) {
 		dc->cur = rootdir_cpool_batch(dc->pool, 0);
 		dc->prev = rootdir_cpool_batch(dc->pool, 1);
@@ -818,6 +1060,9 @@ void rootdir_data_finish(struct rootdir_data_ctx *dc)
 	/* the workers finish what was submitted before they stop */
 	rootdir_cpool_destroy(dc->pool);
 	dc->pool = NULL;
+	stop_flusher(dc);
+	free(dc->sums);
+	dc->sums = NULL;
 }
 
 /*
@@ -833,7 +1078,6 @@ static int first_piece_compresses(struct rootdir_data_ctx *dc, int fd, const cha
 {
 	u64 ss = dc->sectorsize, seg = data / ss * ss, n = round_up_to(hole, ss) - seg;
 	size_t want, clen = BTRFS_MAX_UNCOMPRESSED;
-	ssize_t got;
 	int ret;
 
 	if (n > BTRFS_MAX_UNCOMPRESSED)
@@ -841,16 +1085,12 @@ static int first_piece_compresses(struct rootdir_data_ctx *dc, int fd, const cha
 	if (n <= ss)
 		return 1;
 	want = size - seg < n ? (size_t)(size - seg) : (size_t)n;
-	got = read_data(dc, fd, dc->buf, want, seg, size);
-	if (got < 0)
-		return read_error(path, got);
-	if ((size_t)got != want)
-		return changed_size(path);
-	memset(dc->buf + got, 0, n - (size_t)got);
-	if (!btrfs_compress_heuristic(dc->buf, n))
+	ret = read_padded(dc, fd, path, seg, want, n, size);
+	if (ret)
+		return ret;
+	ret = try_compress(dc, seg, dc->buf, n, n, false, dc->buf + ROOTDIR_READ_BUF / 2, &clen);
+	if (ret == 1)
 		return 1;
-	ret = rootdir_cpool_compress_small(dc->pool, dc->buf, n, 0,
-					   dc->buf + ROOTDIR_READ_BUF / 2, &clen);
 	if (ret == -E2BIG) {
 		dc->file_flags |= BTRFS_INODE_NOCOMPRESS;
 		return 0;

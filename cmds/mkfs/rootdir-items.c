@@ -13,6 +13,7 @@
 #include <sys/xattr.h>
 #include <sys/sysmacros.h>
 #include "rootdir-internal.h"
+#include "lib/array.h"
 #include "kernel-shared/inode.h"
 #include "cmds/commands.h"
 
@@ -83,44 +84,83 @@ static ssize_t get_xattr(int fd, const char *path, const char *name, void *buf,
 	return fd >= 0 ? fgetxattr(fd, name, buf, len) : lgetxattr(path, name, buf, len);
 }
 
-/* the names of @fd's (or @path's) xattrs, sorted; *@nr 0 when none */
-static int xattr_names(int fd, const char *path, char **list, char ***names, size_t *nr)
+static int xattrs_fail(struct rootdir_xattrs *x, enum rootdir_xattr_fail fail, int err)
+{
+	x->fail = fail;
+	x->err = err;
+	return err;
+}
+
+/* the names of @fd's (or @path's) xattrs, sorted; none when not supported */
+static int xattr_names(int fd, const char *path, struct rootdir_xattrs *x)
 {
 	ssize_t len = list_xattrs(fd, path, NULL, 0);
 	size_t i, n = 0;
 	char *p;
 
-	*list = NULL;
-	*names = NULL;
-	*nr = 0;
 	if (len < 0 && (errno == ENOTSUP || errno == ENODATA))
 		return 0;
-	if (len < 0) {
-		cmd_error("cannot list the xattrs of %s: %m", path);
-		return -errno;
-	}
+	if (len < 0)
+		return xattrs_fail(x, ROOTDIR_XATTR_LIST, -errno);
 	if (!len)
 		return 0;
-	*list = malloc((size_t)len + 1);
-	if (!*list)
-		return -ENOMEM;
-	len = list_xattrs(fd, path, *list, (size_t)len);
-	if (len < 0) {
-		cmd_error("cannot list the xattrs of %s: %m", path);
-		return -errno;
-	}
-	(*list)[len] = 0;
-	for (p = *list; p < *list + len; p += strlen(p) + 1)
+	x->list = malloc((size_t)len + 1);
+	if (!x->list)
+		return xattrs_fail(x, ROOTDIR_XATTR_NOMEM, -ENOMEM);
+	len = list_xattrs(fd, path, x->list, (size_t)len);
+	if (len < 0)
+		return xattrs_fail(x, ROOTDIR_XATTR_LIST, -errno);
+	x->list[len] = 0;
+	for (p = x->list; p < x->list + len; p += strlen(p) + 1)
 		n++;
-	*names = malloc(n * sizeof(char *));
-	if (!*names)
-		return -ENOMEM;
-	for (i = 0, p = *list; p < *list + len; p += strlen(p) + 1)
-		(*names)[i++] = p;
+	x->names = malloc(n * sizeof(char *));
+	x->lens = malloc(n * sizeof(*x->lens));
+	if (!x->names || !x->lens)
+		return xattrs_fail(x, ROOTDIR_XATTR_NOMEM, -ENOMEM);
+	for (i = 0, p = x->list; p < x->list + len; p += strlen(p) + 1)
+		x->names[i++] = p;
 	/* listxattr's order is the host filesystem's: sort for reproducibility */
-	qsort(*names, n, sizeof(char *), cmp_names);
-	*nr = n;
+	qsort(x->names, n, sizeof(char *), cmp_names);
+	x->nr = n;
 	return 0;
+}
+
+/* the value of names[x->got], appended to x->vals */
+static int xattr_value(int fd, const char *path, struct rootdir_xattrs *x)
+{
+	const char *name = x->names[x->got];
+	ssize_t len = get_xattr(fd, path, name, NULL, 0);
+
+	if (len < 0)
+		return xattrs_fail(x, ROOTDIR_XATTR_GET, -errno);
+	if (ARRAY_RESERVE(x->vals, x->vals_alloc, x->vals_len + (size_t)len + 1, 256))
+		return xattrs_fail(x, ROOTDIR_XATTR_NOMEM, -ENOMEM);
+	len = get_xattr(fd, path, name, x->vals + x->vals_len, (size_t)len);
+	if (len < 0)
+		return xattrs_fail(x, ROOTDIR_XATTR_GET, -errno);
+	x->lens[x->got++] = (u32)len;
+	x->vals_len += (size_t)len;
+	return 0;
+}
+
+int rootdir_read_xattrs(int fd, const char *path, struct rootdir_xattrs *x)
+{
+	int ret;
+
+	memset(x, 0, sizeof(*x));
+	ret = xattr_names(fd, path, x);
+	while (!ret && x->got < x->nr)
+		ret = xattr_value(fd, path, x);
+	return ret;
+}
+
+void rootdir_xattrs_free(struct rootdir_xattrs *x)
+{
+	free(x->list);
+	free(x->names);
+	free(x->lens);
+	free(x->vals);
+	memset(x, 0, sizeof(*x));
 }
 
 int rootdir_insert_xattr(struct btrfs_trans_handle *trans, struct btrfs_root *root,
@@ -134,45 +174,38 @@ int rootdir_insert_xattr(struct btrfs_trans_handle *trans, struct btrfs_root *ro
 	return ret;
 }
 
-static int copy_one_xattr(struct btrfs_trans_handle *trans, struct btrfs_root *root,
-			  u64 ino, int fd, const char *path, const char *name)
+int rootdir_store_xattrs(struct btrfs_trans_handle *trans, struct btrfs_root *root,
+			 u64 ino, const struct rootdir_xattrs *x, const char *path, u64 *count)
 {
-	ssize_t len = get_xattr(fd, path, name, NULL, 0);
-	void *val;
-	int ret;
+	size_t i, off = 0;
+	int ret = 0;
 
-	if (len < 0) {
-		cmd_error("cannot read xattr %s of %s: %m", name, path);
-		return -errno;
+	for (i = 0; !ret && i < x->got; i++) {
+		ret = rootdir_insert_xattr(trans, root, ino, x->names[i], x->vals + off,
+					   x->lens[i], path);
+		off += x->lens[i];
+		if (!ret)
+			(*count)++;
 	}
-	val = malloc(len ? (size_t)len : 1);
-	if (!val)
-		return -ENOMEM;
-	len = get_xattr(fd, path, name, val, (size_t)len);
-	if (len < 0) {
-		cmd_error("cannot read xattr %s of %s: %m", name, path);
-		free(val);
-		return -errno;
-	}
-	ret = rootdir_insert_xattr(trans, root, ino, name, val, (u32)len, path);
-	free(val);
-	return ret;
+	if (ret || !x->err)
+		return ret;
+	/* what failed is reported where the copy got to */
+	errno = -x->err;
+	if (x->fail == ROOTDIR_XATTR_LIST)
+		cmd_error("cannot list the xattrs of %s: %m", path);
+	else if (x->fail == ROOTDIR_XATTR_GET)
+		cmd_error("cannot read xattr %s of %s: %m", x->names[x->got], path);
+	return x->err;
 }
 
 int rootdir_copy_xattrs(struct btrfs_trans_handle *trans, struct btrfs_root *root,
 			u64 ino, int fd, const char *path, u64 *count)
 {
-	char *list, **names;
-	size_t nr, i;
+	struct rootdir_xattrs x;
 	int ret;
 
-	ret = xattr_names(fd, path, &list, &names, &nr);
-	for (i = 0; !ret && i < nr; i++) {
-		ret = copy_one_xattr(trans, root, ino, fd, path, names[i]);
-		if (!ret)
-			(*count)++;
-	}
-	free(names);
-	free(list);
+	rootdir_read_xattrs(fd, path, &x);
+	ret = rootdir_store_xattrs(trans, root, ino, &x, path, count);
+	rootdir_xattrs_free(&x);
 	return ret;
 }

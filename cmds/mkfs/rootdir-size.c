@@ -2,15 +2,17 @@
 /*
  * The pre-scan of --rootdir (what the tree holds: inodes, names, data as
  * allocated on the host so sparse files count by their data, hard links
- * once, xattrs) and the device size it needs: data, plus metadata sized
- * from the item counts (item headers and bodies as btrfs stores them,
- * leaves assumed half full, every copy of the profile), plus the fixed
- * chunks and a margin.
+ * once, xattrs; on up to GHEE_MKFS_THREADS threads) and the device size
+ * it needs: data, plus metadata sized from the item counts (item headers
+ * and bodies as btrfs stores them, leaves assumed half full, every copy
+ * of the profile), plus the fixed chunks and a margin.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,13 +32,43 @@ static u64 round_up_to(u64 v, u64 a)
 
 /* the most host inodes with xattrs the walk is told about */
 #define ROOTDIR_XATTR_INODES_MAX	65536
+/* threads scanning at most, and directories handed from one to another */
+#define PRESCAN_THREADS		4
+#define PRESCAN_JOBS		16
 
+/* a directory for another thread to scan: open, its path for messages */
+struct scan_job {
+	int fd;
+	char *path;
+};
+
+/*
+ * The pre-scan, on one thread or several: a thread that finds a
+ * subdirectory while another one is idle hands it over instead of going
+ * in itself.  What is counted is a sum, the same in any order; the
+ * hard-link map and the set of inodes with xattrs are shared.
+ */
 struct prescan {
 	const struct mkfs_rootdir_opts *o;
 	struct rootdir_scan *scan;
-	struct rootdir_links links;
 	u32 sectorsize;
 	u64 top_dev;
+	int threads;
+	pthread_mutex_t lock;		/* for all below */
+	pthread_cond_t cond;
+	struct rootdir_links links;
+	struct scan_job jobs[PRESCAN_JOBS];
+	int nr_jobs;
+	int idle;
+	bool done;
+	int err;			/* the first failure (reported) */
+};
+
+/* one thread's */
+struct scanner {
+	struct prescan *ps;
+	struct rootdir_scan n;		/* what it counted */
+	bool share;			/* other threads scan too */
 	/* the working directory is the one being scanned (else /proc paths) */
 	bool in_dir;
 };
@@ -51,15 +83,36 @@ static void forget_xattr_inodes(struct rootdir_scan *scan)
 	scan->xattr_inodes = NULL;
 }
 
-static void note_xattr_inode(struct rootdir_scan *scan, const struct statx *stx)
+static void note_xattr_inode(struct prescan *ps, const struct statx *stx)
 {
+	struct rootdir_scan *scan = ps->scan;
 	u64 dev = makedev(stx->stx_dev_major, stx->stx_dev_minor);
 
-	if (!scan->xattr_inodes)
-		return;
-	if (scan->xattr_inodes->nr >= ROOTDIR_XATTR_INODES_MAX ||
-	    rootdir_links_add(scan->xattr_inodes, dev, stx->stx_ino, 0))
+	pthread_mutex_lock(&ps->lock);
+	if (scan->xattr_inodes &&
+	    (scan->xattr_inodes->nr >= ROOTDIR_XATTR_INODES_MAX ||
+	     rootdir_links_add(scan->xattr_inodes, dev, stx->stx_ino, 0)))
 		forget_xattr_inodes(scan);
+	pthread_mutex_unlock(&ps->lock);
+}
+
+/* the first failure stops every thread; true: it is the first, say why */
+static bool first_failure(struct prescan *ps, int err)
+{
+	bool first;
+
+	pthread_mutex_lock(&ps->lock);
+	first = !ps->err;
+	if (first)
+		ps->err = err;
+	pthread_cond_broadcast(&ps->cond);
+	pthread_mutex_unlock(&ps->lock);
+	return first;
+}
+
+static bool failed(struct prescan *ps)
+{
+	return __atomic_load_n(&ps->err, __ATOMIC_RELAXED) != 0;
 }
 
 /*
@@ -69,54 +122,72 @@ static void note_xattr_inode(struct rootdir_scan *scan, const struct statx *stx)
  * margin covers it).  An inode that has (or may have) xattrs goes in the
  * set the walk asks, so it lists only those.
  */
-static void count_xattrs(struct prescan *ps, int dirfd, const char *name,
+static void count_xattrs(struct scanner *sc, int dirfd, const char *name,
 			 const struct statx *stx)
 {
 	char full[64 + BTRFS_NAME_LEN], list[4096], *p;
 	const char *at = name;
 	ssize_t len;
 
-	if (!ps->in_dir) {
+	if (!sc->in_dir) {
 		snprintf(full, sizeof(full), "/proc/self/fd/%d/%s", dirfd, name);
 		at = full;
 	}
 	len = llistxattr(at, list, sizeof(list));
 	if (len > 0 || (len < 0 && errno != ENOTSUP))
-		note_xattr_inode(ps->scan, stx);
+		note_xattr_inode(sc->ps, stx);
 	for (p = list; len > 0 && p < list + len; p += strlen(p) + 1) {
 		ssize_t v = lgetxattr(at, p, NULL, 0);
 
-		ps->scan->xattrs++;
-		ps->scan->xattr_bytes += strlen(p) + (v > 0 ? (u64)v : 0);
+		sc->n.xattrs++;
+		sc->n.xattr_bytes += strlen(p) + (v > 0 ? (u64)v : 0);
 	}
 }
 
 /* make @dirfd the working directory, or stop using it */
-static void enter_dir(struct prescan *ps, int dirfd)
+static void enter_dir(struct scanner *sc, int dirfd)
 {
-	if (ps->in_dir && fchdir(dirfd))
-		ps->in_dir = false;
+	if (sc->in_dir && fchdir(dirfd))
+		sc->in_dir = false;
 }
 
-static void count_file(struct prescan *ps, const struct statx *stx)
+static void count_file(struct scanner *sc, const struct statx *stx)
 {
 	u64 size = stx->stx_size, alloc = stx->stx_blocks * 512;
+	u32 ss = sc->ps->sectorsize;
 
-	if (size <= ps->o->max_inline && size < ps->sectorsize) {
-		ps->scan->inline_bytes += size;
+	if (size <= sc->ps->o->max_inline && size < ss) {
+		sc->n.inline_bytes += size;
 		return;
 	}
-	size = round_up_to(size, ps->sectorsize);
-	alloc = round_up_to(alloc, ps->sectorsize);
+	size = round_up_to(size, ss);
+	alloc = round_up_to(alloc, ss);
 	/* allocated bytes: sparse files by data (never more than the size) */
 	size = alloc < size ? alloc : size;
-	ps->scan->data_bytes += size;
-	ps->scan->extents += size / ROOTDIR_MAX_EXTENT + 1;
+	sc->n.data_bytes += size;
+	sc->n.extents += size / ROOTDIR_MAX_EXTENT + 1;
 }
 
-static int scan_dir(struct prescan *ps, int dirfd, const char *path);
+static int scan_dir(struct scanner *sc, int dirfd, const char *path);
 
-static int scan_subdir(struct prescan *ps, int dirfd, const char *name, const char *path)
+/* hand @fd (@sub) to an idle thread; false: none, or no room */
+static bool hand_over(struct prescan *ps, int fd, char *sub)
+{
+	bool taken = false;
+
+	pthread_mutex_lock(&ps->lock);
+	if (ps->idle && ps->nr_jobs < PRESCAN_JOBS) {
+		ps->jobs[ps->nr_jobs].fd = fd;
+		ps->jobs[ps->nr_jobs].path = sub;
+		ps->nr_jobs++;
+		pthread_cond_signal(&ps->cond);
+		taken = true;
+	}
+	pthread_mutex_unlock(&ps->lock);
+	return taken;
+}
+
+static int scan_subdir(struct scanner *sc, int dirfd, const char *name, const char *path)
 {
 	size_t len = strlen(path) + strlen(name) + 2;
 	char *sub = malloc(len);
@@ -128,19 +199,37 @@ static int scan_subdir(struct prescan *ps, int dirfd, const char *name, const ch
 	fd = rootdir_openat_noatime(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
-		cmd_error("cannot open directory %s: %m", sub);
+		if (first_failure(sc->ps, ret))
+			cmd_error("cannot open directory %s: %s", sub, strerror(-ret));
+	} else if (sc->share && hand_over(sc->ps, fd, sub)) {
+		return 0;
 	} else {
-		ret = scan_dir(ps, fd, sub);
+		ret = scan_dir(sc, fd, sub);
 		close(fd);
 		/* back in the parent for the rest of its entries */
-		enter_dir(ps, dirfd);
+		enter_dir(sc, dirfd);
 	}
 	free(sub);
 	return ret;
 }
 
-static int scan_entry(struct prescan *ps, int dirfd, const char *name, const char *path)
+/* is this inode counted already (another name of a hard-linked file)? */
+static int seen_link(struct prescan *ps, u64 dev, u64 ino)
 {
+	int ret = 0;
+
+	pthread_mutex_lock(&ps->lock);
+	if (rootdir_links_find(&ps->links, dev, ino))
+		ret = 1;
+	else
+		ret = rootdir_links_add(&ps->links, dev, ino, 0);
+	pthread_mutex_unlock(&ps->lock);
+	return ret;
+}
+
+static int scan_entry(struct scanner *sc, int dirfd, const char *name, const char *path)
+{
+	struct prescan *ps = sc->ps;
 	struct statx stx;
 	u64 dev;
 	int ret;
@@ -148,36 +237,33 @@ static int scan_entry(struct prescan *ps, int dirfd, const char *name, const cha
 	if (statx(dirfd, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, ROOTDIR_STATX_MASK,
 		  &stx)) {
 		ret = -errno;
-		cmd_error("cannot stat %s/%s: %m", path, name);
+		if (first_failure(ps, ret))
+			cmd_error("cannot stat %s/%s: %s", path, name, strerror(-ret));
 		return ret;
 	}
 	dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
-	ps->scan->entries++;
-	ps->scan->name_bytes += strlen(name);
+	sc->n.entries++;
+	sc->n.name_bytes += strlen(name);
 	if (!S_ISDIR(stx.stx_mode) && stx.stx_nlink > 1) {
-		struct rootdir_link *l = rootdir_links_find(&ps->links, dev, stx.stx_ino);
-
-		if (l)
-			return 0;
-		ret = rootdir_links_add(&ps->links, dev, stx.stx_ino, 0);
+		ret = seen_link(ps, dev, stx.stx_ino);
 		if (ret)
-			return ret;
+			return ret > 0 ? 0 : ret;
 	}
-	ps->scan->inodes++;
-	count_xattrs(ps, dirfd, name, &stx);
+	sc->n.inodes++;
+	count_xattrs(sc, dirfd, name, &stx);
 	if (S_ISREG(stx.stx_mode))
-		count_file(ps, &stx);
+		count_file(sc, &stx);
 	else if (S_ISLNK(stx.stx_mode))
-		ps->scan->inline_bytes += stx.stx_size;
+		sc->n.inline_bytes += stx.stx_size;
 	if (!S_ISDIR(stx.stx_mode))
 		return 0;
-	ps->scan->dirs++;
+	sc->n.dirs++;
 	if (ps->o->one_file_system && dev != ps->top_dev)
 		return 0;
-	return scan_subdir(ps, dirfd, name, path);
+	return scan_subdir(sc, dirfd, name, path);
 }
 
-static int scan_dir(struct prescan *ps, int dirfd, const char *path)
+static int scan_dir(struct scanner *sc, int dirfd, const char *path)
 {
 	int fd = dup(dirfd), ret = 0;
 	struct dirent *de;
@@ -189,27 +275,138 @@ static int scan_dir(struct prescan *ps, int dirfd, const char *path)
 	if (!d) {
 		ret = -errno;
 		close(fd);
-		cmd_error("cannot read directory %s: %s", path, strerror(-ret));
+		if (first_failure(sc->ps, ret))
+			cmd_error("cannot read directory %s: %s", path, strerror(-ret));
 		return ret;
 	}
-	enter_dir(ps, dirfd);
-	for (;;) {
+	enter_dir(sc, dirfd);
+	while (!failed(sc->ps)) {
 		errno = 0;
 		de = readdir(d);
 		if (!de) {
 			if (errno) {
 				ret = -errno;
-				cmd_error("cannot read directory %s: %m", path);
+				if (first_failure(sc->ps, ret))
+					cmd_error("cannot read directory %s: %s", path,
+						  strerror(-ret));
 			}
 			break;
 		}
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		ret = scan_entry(ps, dirfd, de->d_name, path);
+		ret = scan_entry(sc, dirfd, de->d_name, path);
 		if (ret)
 			break;
 	}
 	closedir(d);
+	return ret;
+}
+
+/* scan the directories handed over until there are none and all are idle */
+static void scan_jobs(struct scanner *sc)
+{
+	struct prescan *ps = sc->ps;
+
+	pthread_mutex_lock(&ps->lock);
+	while (!ps->done && !ps->err) {
+		struct scan_job job;
+		int ret;
+
+		if (!ps->nr_jobs) {
+			if (ps->idle == ps->threads - 1) {
+				ps->done = true;
+				pthread_cond_broadcast(&ps->cond);
+				break;
+			}
+			ps->idle++;
+			pthread_cond_wait(&ps->cond, &ps->lock);
+			ps->idle--;
+			continue;
+		}
+		job = ps->jobs[--ps->nr_jobs];
+		pthread_mutex_unlock(&ps->lock);
+		ret = scan_dir(sc, job.fd, job.path);
+		close(job.fd);
+		free(job.path);
+		pthread_mutex_lock(&ps->lock);
+		if (ret && !ps->err)
+			ps->err = ret;
+	}
+	pthread_mutex_unlock(&ps->lock);
+}
+
+static void *scan_thread(void *arg)
+{
+	struct scanner *sc = arg;
+
+	/* a working directory of its own, to enter directories too */
+	sc->in_dir = !unshare(CLONE_FS);
+	scan_jobs(sc);
+	return NULL;
+}
+
+static void add_counts(struct rootdir_scan *to, const struct rootdir_scan *n)
+{
+	to->inodes += n->inodes;
+	to->dirs += n->dirs;
+	to->entries += n->entries;
+	to->name_bytes += n->name_bytes;
+	to->data_bytes += n->data_bytes;
+	to->extents += n->extents;
+	to->inline_bytes += n->inline_bytes;
+	to->xattr_bytes += n->xattr_bytes;
+	to->xattrs += n->xattrs;
+}
+
+/* scan from the top directory @fd on ps->threads threads (this one too) */
+static int scan_tree(struct prescan *ps, int fd)
+{
+	struct scanner sc[PRESCAN_THREADS];
+	pthread_t tid[PRESCAN_THREADS];
+	int i, n = 1, cwd, ret;
+
+	memset(sc, 0, sizeof(sc));
+	ps->jobs[0].fd = dup(fd);
+	ps->jobs[0].path = strdup(ps->o->path);
+	if (ps->jobs[0].fd < 0 || !ps->jobs[0].path) {
+		if (ps->jobs[0].fd >= 0)
+			close(ps->jobs[0].fd);
+		free(ps->jobs[0].path);
+		return -ENOMEM;
+	}
+	ps->nr_jobs = 1;
+	for (i = 0; i < ps->threads; i++) {
+		sc[i].ps = ps;
+		sc[i].share = ps->threads > 1;
+	}
+	for (; n < ps->threads; n++) {
+		if (pthread_create(&tid[n], NULL, scan_thread, &sc[n]))
+			break;
+	}
+	pthread_mutex_lock(&ps->lock);
+	ps->threads = n;
+	pthread_mutex_unlock(&ps->lock);
+	/* this thread enters directories in the working directory it goes back to */
+	cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	sc[0].in_dir = cwd >= 0;
+	scan_jobs(&sc[0]);
+	for (i = 1; i < n; i++)
+		pthread_join(tid[i], NULL);
+	ret = ps->err;
+	if (cwd >= 0 && fchdir(cwd) && !ret) {
+		ret = -errno;
+		cmd_error("cannot go back to the working directory: %m");
+	}
+	if (cwd >= 0)
+		close(cwd);
+	/* what a failure left unscanned */
+	while (ps->nr_jobs) {
+		ps->nr_jobs--;
+		close(ps->jobs[ps->nr_jobs].fd);
+		free(ps->jobs[ps->nr_jobs].path);
+	}
+	for (i = 0; i < n; i++)
+		add_counts(ps->scan, &sc[i].n);
 	return ret;
 }
 
@@ -218,7 +415,7 @@ int rootdir_prescan(const struct mkfs_rootdir_opts *o, u32 sectorsize,
 {
 	struct prescan ps = { .o = o, .scan = scan, .sectorsize = sectorsize };
 	struct statx stx;
-	int fd, cwd, ret;
+	int fd, ret;
 
 	memset(scan, 0, sizeof(*scan));
 	if (rootdir_is_tar(o->path))
@@ -239,17 +436,15 @@ int rootdir_prescan(const struct mkfs_rootdir_opts *o, u32 sectorsize,
 		return ret;
 	}
 	ps.top_dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
+	ps.threads = rootdir_compress_threads();
+	if (ps.threads > PRESCAN_THREADS)
+		ps.threads = PRESCAN_THREADS;
 	rootdir_links_init(&ps.links);
-	/* the directories are entered (one process, no threads yet) */
-	cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	ps.in_dir = cwd >= 0;
-	ret = scan_dir(&ps, fd, o->path);
-	if (cwd >= 0 && fchdir(cwd) && !ret) {
-		ret = -errno;
-		cmd_error("cannot go back to the working directory: %m");
-	}
-	if (cwd >= 0)
-		close(cwd);
+	pthread_mutex_init(&ps.lock, NULL);
+	pthread_cond_init(&ps.cond, NULL);
+	ret = scan_tree(&ps, fd);
+	pthread_cond_destroy(&ps.cond);
+	pthread_mutex_destroy(&ps.lock);
 	rootdir_links_free(&ps.links);
 	close(fd);
 	return ret;

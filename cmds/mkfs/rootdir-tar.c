@@ -1043,13 +1043,14 @@ static void tar_close_dir(struct rootdir_src *s, long dir)
 }
 
 static int tar_open_file(struct rootdir_src *s, long dir, const char *name, const char *path,
-			 int *fd, u64 *base)
+			 int *fd, u64 *base, struct rootdir_prefetch **pf)
 {
 	const struct rootdir_tar *t = s->priv;
 	const struct tar_node *n;
 	u32 k;
 	int ret = kid(s, dir, name, path, &k);
 
+	*pf = NULL;
 	if (ret)
 		return ret;
 	n = &t->nodes[t->nodes[k].leader];

@@ -16,7 +16,6 @@
  * the tree, so the commits fall at the same places in every run).
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -27,7 +26,6 @@
 #include <sys/resource.h>
 #include <sys/sysmacros.h>
 #include "rootdir-internal.h"
-#include "lib/array.h"
 #include "kernel-shared/ctree.h"
 #include "kernel-shared/transaction.h"
 #include "kernel-shared/inode.h"
@@ -51,92 +49,24 @@ struct walk {
 	struct rootdir_stats *stats;
 	u64 next_ino;
 	u64 top_dev;
-	size_t top_len;		/* of DIR in path: path + top_len + 1 is relative */
 	u64 dir_flags;		/* --inode-flags the current directory passes on */
 	u64 cur_flags;		/* those of the entry being created */
 	u64 since_commit;
 	int verbosity;
 	u32 max_symlink;
-	char *path;
-	size_t path_len;
-	size_t path_alloc;
+	struct rootdir_path path;
 	struct check_progress progress;
 	u64 progress_total;
 };
 
-/* one directory's sorted names */
-struct listing {
-	char *pool;
-	size_t pool_len, pool_alloc;
-	u32 *off;		/* name offsets into pool */
-	size_t nr, alloc;
-};
-
-static const char *listing_name(const struct listing *l, size_t i)
-{
-	return l->pool + l->off[i];
-}
-
-static void listing_free(struct listing *l)
-{
-	free(l->pool);
-	free(l->off);
-}
-
-static int listing_add(struct listing *l, const char *name)
-{
-	size_t len = strlen(name) + 1;
-
-	if (l->pool_len + len > UINT32_MAX)
-		return -E2BIG;
-	if (ARRAY_RESERVE(l->pool, l->pool_alloc, l->pool_len + len, 4096) ||
-	    ARRAY_RESERVE(l->off, l->alloc, l->nr + 1, 64))
-		return -ENOMEM;
-	memcpy(l->pool + l->pool_len, name, len);
-	l->off[l->nr++] = (u32)l->pool_len;
-	l->pool_len += len;
-	return 0;
-}
-
-static int cmp_off(const void *a, const void *b, void *pool)
-{
-	return strcmp((const char *)pool + *(const u32 *)a,
-		      (const char *)pool + *(const u32 *)b);
-}
-
-/* push "/name" on the path (for messages); returns the old length */
-static int path_push(struct walk *w, const char *name, size_t *old)
-{
-	size_t len = strlen(name);
-
-	*old = w->path_len;
-	if (ARRAY_RESERVE(w->path, w->path_alloc, w->path_len + len + 2, 256))
-		return -ENOMEM;
-	w->path[w->path_len++] = '/';
-	memcpy(w->path + w->path_len, name, len + 1);
-	w->path_len += len;
-	return 0;
-}
-
-static void path_pop(struct walk *w, size_t old)
-{
-	w->path_len = old;
-	w->path[old] = 0;
-}
-
-static int listing_add_cb(void *arg, const char *name)
-{
-	return listing_add(arg, name);
-}
-
-static int read_listing(struct walk *w, long dir, struct listing *l)
+static int read_listing(struct walk *w, long dir, struct rootdir_names *l)
 {
 	int ret;
 
 	memset(l, 0, sizeof(*l));
-	ret = w->src.list(&w->src, dir, w->path, listing_add_cb, l);
-	if (!ret && l->nr)
-		qsort_r(l->off, l->nr, sizeof(u32), cmp_off, l->pool);
+	ret = w->src.list(&w->src, dir, w->path.s, rootdir_names_add, l);
+	if (!ret)
+		rootdir_names_sort(l);
 	return ret;
 }
 
@@ -179,7 +109,7 @@ static int copy_xattrs(struct walk *w, u64 ino, long dir, const char *name, int 
 {
 	if (w->xattr_inodes && !rootdir_links_find(w->xattr_inodes, stx_dev(stx), stx->stx_ino))
 		return 0;
-	return w->src.xattrs(&w->src, *w->trans, w->root, ino, dir, name, fd, w->path,
+	return w->src.xattrs(&w->src, *w->trans, w->root, ino, dir, name, fd, w->path.s,
 			     &w->stats->xattrs);
 }
 
@@ -207,7 +137,7 @@ static int create_regular(struct walk *w, long dir, const char *name, u64 ino,
 	u64 nbytes;
 	int fd, ret;
 
-	ret = w->src.open_file(&w->src, dir, name, w->path, &fd, &w->dc.base);
+	ret = w->src.open_file(&w->src, dir, name, w->path.s, &fd, &w->dc.base, &w->dc.pf);
 	if (ret)
 		return ret;
 	w->dc.sealed = w->src.sealed;
@@ -215,13 +145,13 @@ static int create_regular(struct walk *w, long dir, const char *name, u64 ino,
 	/* nodatacow files have no checksums either, as the kernel keeps them */
 	w->dc.nodatasum = w->cur_flags & (BTRFS_INODE_NODATASUM | BTRFS_INODE_NODATACOW);
 	if (!ret)
-		ret = rootdir_copy_file(&w->dc, *w->trans, w->root, ino, fd, w->path,
+		ret = rootdir_copy_file(&w->dc, *w->trans, w->root, ino, fd, w->path.s,
 					stx->stx_size, &nbytes);
 	/* a read that met end of file at the size has checked it already */
 	if (!ret && !w->dc.eof_seen && !w->dc.sealed &&
 	    (statx(fd, "", AT_EMPTY_PATH, STATX_SIZE, &after) ||
 	     after.stx_size != stx->stx_size)) {
-		cmd_error("%s changed size while it was copied", w->path);
+		cmd_error("%s changed size while it was copied", w->path.s);
 		ret = -ESTALE;
 	}
 	w->src.close_file(&w->src, dir, name, fd);
@@ -236,14 +166,14 @@ static int create_symlink(struct walk *w, long dir, const char *name, u64 ino,
 			  const struct statx *stx)
 {
 	char target[PATH_MAX + 1];
-	ssize_t len = w->src.readlink(&w->src, dir, name, w->path, target, sizeof(target));
+	ssize_t len = w->src.readlink(&w->src, dir, name, w->path.s, target, sizeof(target));
 	int ret;
 
 	if (len < 0)
 		return (int)len;
 	if ((size_t)len > w->max_symlink || len >= PATH_MAX) {
 		cmd_error("symlink %s: target of %zd bytes is longer than the %u an inline extent holds",
-			  w->path, len, w->max_symlink);
+			  w->path.s, len, w->max_symlink);
 		return -ENAMETOOLONG;
 	}
 	ret = insert_inode(w, ino, stx, (u64)len, (u64)len);
@@ -277,7 +207,7 @@ static int create_inode(struct walk *w, long dir, const char *name, u64 ino,
 	u32 mode = stx->stx_mode;
 
 	if (w->verbosity >= 2)
-		printf("ADD: %s\n", w->path);
+		printf("ADD: %s\n", w->path.s);
 	w->stats->inodes++;
 	if (S_ISREG(mode))
 		return create_regular(w, dir, name, ino, stx);
@@ -286,7 +216,7 @@ static int create_inode(struct walk *w, long dir, const char *name, u64 ino,
 	if (S_ISDIR(mode) || S_ISFIFO(mode) || S_ISSOCK(mode) || S_ISCHR(mode) ||
 	    S_ISBLK(mode))
 		return create_other(w, dir, name, ino, stx);
-	cmd_error("%s: unknown file type %o", w->path, mode & S_IFMT);
+	cmd_error("%s: unknown file type %o", w->path.s, mode & S_IFMT);
 	return -EINVAL;
 }
 
@@ -307,10 +237,10 @@ static int add_subvol(struct walk *w, long dir, u64 dir_ino, const char *name, u
 
 	*id = BTRFS_FIRST_FREE_OBJECTID + w->stats->subvols;
 	if (w->verbosity >= 2)
-		printf("ADD: %s (subvolume %llu)\n", w->path, (unsigned long long)*id);
+		printf("ADD: %s (subvolume %llu)\n", w->path.s, (unsigned long long)*id);
 	ret = rootdir_make_subvol(*w->trans, w->o, w->root, dir_ino, name, index, *id,
 				  type == MKFS_SUBVOL_RO || type == MKFS_SUBVOL_DEFAULT_RO,
-				  stx, &w->src, dir, name, w->path, &root, &w->stats->xattrs);
+				  stx, &w->src, dir, name, w->path.s, &root, &w->stats->xattrs);
 	if (ret)
 		return ret;
 	w->stats->subvols++;
@@ -324,7 +254,7 @@ static int add_subvol(struct walk *w, long dir, u64 dir_ino, const char *name, u
 /* --inode-flags naming the entry at the path */
 static u64 path_flags(const struct walk *w)
 {
-	const char *rel = w->path + w->top_len + 1;
+	const char *rel = w->path.s + w->path.top_len + 1;
 	u64 flags = 0;
 	int i;
 
@@ -369,7 +299,7 @@ static int link_entry(struct walk *w, u64 dir_ino, const char *name, u64 index, 
 	ret = btrfs_insert_inode_ref(*w->trans, w->root, name, len, ino, dir_ino, index);
 	if (ret == -EOVERFLOW)
 		cmd_error("%s: too many names for one inode in one directory (the extref feature is off)",
-			  w->path);
+			  w->path.s);
 	if (!ret)
 		ret = btrfs_insert_dir_item(*w->trans, w->root, name, len, dir_ino, &loc,
 					    btrfs_mode_to_type(mode), index);
@@ -390,19 +320,19 @@ static int add_entry(struct walk *w, long dir, u64 dir_ino, const char *name,
 	int ret, sv;
 
 	*kind = ENTRY_OTHER;
-	ret = w->src.stat(&w->src, dir, name, w->path, &stx);
+	ret = w->src.stat(&w->src, dir, name, w->path.s, &stx);
 	if (ret)
 		return ret;
 	if (w->image->ino && S_ISREG(stx.stx_mode) && stx.stx_ino == w->image->ino &&
 	    stx_dev(&stx) == w->image->dev) {
-		cmd_warning("%s is the image being made: not copied", w->path);
+		cmd_warning("%s is the image being made: not copied", w->path.s);
 		*kind = ENTRY_SKIPPED;
 		return 0;
 	}
 	*flags = path_flags(w);
 	w->cur_flags = w->dir_flags | *flags;
 	sv = S_ISDIR(stx.stx_mode) && w->o->nr_subvols ?
-	     rootdir_subvol_index(w->o, w->path + w->top_len + 1) : -1;
+	     rootdir_subvol_index(w->o, w->path.s + w->path.top_len + 1) : -1;
 	if (sv >= 0) {
 		/* a subvolume inherits nothing from outside */
 		*kind = ENTRY_SUBVOL;
@@ -442,7 +372,7 @@ static int walk_dir(struct walk *w, long dir, u64 dir_ino);
 static int walk_subdir(struct walk *w, long dir, const char *name, u64 ino)
 {
 	long sub;
-	int ret = w->src.open_dir(&w->src, dir, name, w->path, &sub);
+	int ret = w->src.open_dir(&w->src, dir, name, w->path.s, &sub);
 
 	if (ret)
 		return ret;
@@ -478,7 +408,7 @@ static int walk_subvol(struct walk *w, long dir, const char *name, u64 id)
 
 static int walk_dir(struct walk *w, long dir, u64 dir_ino)
 {
-	struct listing l;
+	struct rootdir_names l;
 	u64 *inos = NULL, *fl = NULL, size = 0, parent_flags = w->dir_flags;
 	u8 *dirs = NULL;
 	size_t i, old;
@@ -493,32 +423,32 @@ static int walk_dir(struct walk *w, long dir, u64 dir_ino)
 			ret = -ENOMEM;
 	}
 	for (i = 0; !ret && i < l.nr; i++) {
-		ret = path_push(w, listing_name(&l, i), &old);
+		ret = rootdir_path_push(&w->path, rootdir_names_at(&l, i), &old);
 		if (!ret)
-			ret = add_entry(w, dir, dir_ino, listing_name(&l, i), i + 2,
+			ret = add_entry(w, dir, dir_ino, rootdir_names_at(&l, i), i + 2,
 					&inos[i], &dirs[i], &fl[i]);
-		path_pop(w, old);
+		rootdir_path_pop(&w->path, old);
 		if (!ret && dirs[i] != ENTRY_SKIPPED)
-			size += 2 * strlen(listing_name(&l, i));
+			size += 2 * strlen(rootdir_names_at(&l, i));
 	}
 	if (!ret && size)
 		ret = set_dir_size(w, dir_ino, size);
 	for (i = 0; !ret && i < l.nr; i++) {
 		if (dirs[i] == ENTRY_OTHER || dirs[i] == ENTRY_SKIPPED)
 			continue;
-		ret = path_push(w, listing_name(&l, i), &old);
+		ret = rootdir_path_push(&w->path, rootdir_names_at(&l, i), &old);
 		w->dir_flags = fl[i];
 		if (!ret && dirs[i] == ENTRY_SUBVOL)
-			ret = walk_subvol(w, dir, listing_name(&l, i), inos[i]);
+			ret = walk_subvol(w, dir, rootdir_names_at(&l, i), inos[i]);
 		else if (!ret)
-			ret = walk_subdir(w, dir, listing_name(&l, i), inos[i]);
+			ret = walk_subdir(w, dir, rootdir_names_at(&l, i), inos[i]);
 		w->dir_flags = parent_flags;
-		path_pop(w, old);
+		rootdir_path_pop(&w->path, old);
 	}
 	free(fl);
 	free(inos);
 	free(dirs);
-	listing_free(&l);
+	rootdir_names_free(&l);
 	return ret;
 }
 
@@ -593,7 +523,7 @@ static int fill_top(struct walk *w, long dir, const struct statx *stx)
 	ret = btrfs_update_inode(*w->trans, w->root, BTRFS_FIRST_FREE_OBJECTID, &item);
 	if (!ret)
 		ret = w->src.xattrs(&w->src, *w->trans, w->root, BTRFS_FIRST_FREE_OBJECTID,
-				    dir, NULL, -1, w->path, &w->stats->xattrs);
+				    dir, NULL, -1, w->path.s, &w->stats->xattrs);
 	return ret;
 }
 
@@ -606,160 +536,6 @@ static void raise_fd_limit(void)
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
-}
-
-/* the host directory as the walk's source: handles are descriptors */
-static int host_top(struct rootdir_src *s, long *dir, struct statx *stx)
-{
-	const char *path = s->priv;
-	int fd = rootdir_openat_noatime(AT_FDCWD, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), ret;
-
-	if (fd < 0) {
-		ret = -errno;
-		cmd_error("cannot open directory %s: %m", path);
-		return ret;
-	}
-	if (statx(fd, "", AT_EMPTY_PATH, ROOTDIR_STATX_MASK, stx)) {
-		ret = -errno;
-		cmd_error("cannot stat %s: %m", path);
-		close(fd);
-		return ret;
-	}
-	*dir = fd;
-	return 0;
-}
-
-static int host_list(struct rootdir_src *s, long dir, const char *path,
-		     int (*add)(void *arg, const char *name), void *arg)
-{
-	int fd = dup((int)dir);
-	struct dirent *de;
-	DIR *d;
-	int ret = 0;
-
-	(void)s;
-	if (fd < 0)
-		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -errno;
-	}
-	for (;;) {
-		errno = 0;
-		de = readdir(d);
-		if (!de)
-			break;
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		ret = add(arg, de->d_name);
-		if (ret)
-			break;
-	}
-	if (!ret && errno) {
-		ret = -errno;
-		cmd_error("cannot read directory %s: %m", path);
-	}
-	closedir(d);
-	return ret;
-}
-
-static int host_stat(struct rootdir_src *s, long dir, const char *name, const char *path,
-		     struct statx *stx)
-{
-	int ret;
-
-	(void)s;
-	if (!statx((int)dir, name, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, ROOTDIR_STATX_MASK,
-		   stx))
-		return 0;
-	ret = -errno;
-	cmd_error("cannot stat %s: %m", path);
-	return ret;
-}
-
-static int host_open_error(const char *what, const char *path)
-{
-	int ret = -errno;
-
-	cmd_error("cannot open %s %s: %m", what, path);
-	return ret;
-}
-
-static int host_open_dir(struct rootdir_src *s, long dir, const char *name, const char *path,
-			 long *sub)
-{
-	int fd = rootdir_openat_noatime((int)dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-					 O_CLOEXEC);
-
-	(void)s;
-	if (fd < 0)
-		return host_open_error("directory", path);
-	*sub = fd;
-	return 0;
-}
-
-static void host_close(struct rootdir_src *s, long dir)
-{
-	(void)s;
-	close((int)dir);
-}
-
-static int host_open_file(struct rootdir_src *s, long dir, const char *name,
-			  const char *path, int *fd, u64 *base)
-{
-	(void)s;
-	*base = 0;
-	*fd = rootdir_openat_noatime((int)dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	return *fd < 0 ? host_open_error("file", path) : 0;
-}
-
-static void host_close_file(struct rootdir_src *s, long dir, const char *name, int fd)
-{
-	(void)s;
-	(void)dir;
-	(void)name;
-	close(fd);
-}
-
-static ssize_t host_readlink(struct rootdir_src *s, long dir, const char *name,
-			     const char *path, char *buf, size_t len)
-{
-	ssize_t n = readlinkat((int)dir, name, buf, len);
-	int ret;
-
-	(void)s;
-	if (n >= 0)
-		return n;
-	ret = -errno;
-	cmd_error("cannot read symlink %s: %m", path);
-	return ret;
-}
-
-static int host_xattrs(struct rootdir_src *s, struct btrfs_trans_handle *trans,
-		       struct btrfs_root *root, u64 ino, long dir, const char *name, int fd,
-		       const char *path, u64 *count)
-{
-	(void)s;
-	/* the top directory through its descriptor, others by path */
-	if (fd < 0 && !name)
-		fd = (int)dir;
-	return rootdir_copy_xattrs(trans, root, ino, fd, path, count);
-}
-
-static void host_source(const char *path, struct rootdir_src *src)
-{
-	src->priv = (void *)path;
-	src->sealed = false;
-	src->top = host_top;
-	src->list = host_list;
-	src->stat = host_stat;
-	src->open_dir = host_open_dir;
-	src->close_dir = host_close;
-	src->open_file = host_open_file;
-	src->close_file = host_close_file;
-	src->readlink = host_readlink;
-	src->xattrs = host_xattrs;
 }
 
 static void init_walk(struct walk *w, struct btrfs_fs_info *fs,
@@ -785,8 +561,38 @@ static void init_walk(struct walk *w, struct btrfs_fs_info *fs,
 	w->dc.compress_type = o->compress_type;
 	w->dc.compress_level = o->compress_level;
 	w->dc.reflink = o->reflink;
+	w->dc.pool_threads = rootdir_compress_threads();
 	rootdir_links_init(&w->links);
 	w->progress.enabled = verbosity >= 1 && isatty(STDERR_FILENO);
+}
+
+/*
+ * With a thread to spare, the host directory is read ahead (the writer,
+ * the reader, then compressing workers); -1: not.
+ */
+static int start_readahead(struct walk *w)
+{
+	int threads = rootdir_compress_threads();
+	struct rootdir_ra_params p = {
+		.o = w->o,
+		.image = w->image,
+		.xattr_inodes = w->xattr_inodes,
+		.sectorsize = w->dc.sectorsize,
+		.csum_type = w->fs->csum_type,
+		.csum_size = w->fs->csum_size,
+		.max_inline = w->dc.max_inline,
+		.read_data = !w->o->reflink,
+		.workers = w->o->compress_type != BTRFS_COMPRESS_NONE ? threads - 2 : 0,
+		.window = rootdir_ra_window(),
+	};
+
+	if (threads < 2 || !p.window || rootdir_ra_start(&p, &w->src))
+		return -1;
+	/* the pieces come compressed: the pool needs no workers */
+	w->dc.pool_threads = 1;
+	/* the writeback starts without the writer (a failure: it does it itself) */
+	rootdir_data_flusher(&w->dc);
+	return 0;
 }
 
 int rootdir_populate(struct btrfs_fs_info *fs, struct btrfs_trans_handle **trans,
@@ -797,30 +603,27 @@ int rootdir_populate(struct btrfs_fs_info *fs, struct btrfs_trans_handle **trans
 	static const struct rootdir_image no_image = { 0, 0 };
 	struct statx stx;
 	struct walk w;
+	bool ra = false;
 	long top = -1;
 	int ret;
 
 	init_walk(&w, fs, trans, o, verbosity, stats);
 	w.image = image;
+	raise_fd_limit();
+	w.dc.buf = malloc(ROOTDIR_READ_BUF + ROOTDIR_READ_SLACK);
+	ret = w.dc.buf ? rootdir_path_init(&w.path, o->path) : -ENOMEM;
+	if (ret) {
+		free(w.dc.buf);
+		return ret;
+	}
 	if (scan->tar) {
 		rootdir_tar_source(scan->tar, &w.src);
 		w.image = &no_image;
 	} else {
-		host_source(o->path, &w.src);
 		w.xattr_inodes = scan->xattr_inodes;
-	}
-	raise_fd_limit();
-	w.dc.buf = malloc(ROOTDIR_READ_BUF + ROOTDIR_READ_SLACK);
-	if (!w.dc.buf)
-		return -ENOMEM;
-	/* messages name paths as DIR/sub/file */
-	ret = ARRAY_RESERVE(w.path, w.path_alloc, strlen(o->path) + 1, 256);
-	if (!ret) {
-		strcpy(w.path, o->path);
-		w.path_len = strlen(o->path);
-		while (w.path_len > 1 && w.path[w.path_len - 1] == '/')
-			w.path[--w.path_len] = 0;
-		w.top_len = w.path_len;
+		ra = !start_readahead(&w);
+		if (!ra)
+			rootdir_host_source(o->path, &w.src);
 	}
 	if (!ret)
 		ret = w.src.top(&w.src, &top, &stx);
@@ -842,8 +645,10 @@ int rootdir_populate(struct btrfs_fs_info *fs, struct btrfs_trans_handle **trans
 	progress_end(&w.progress);
 	if (top >= 0)
 		w.src.close_dir(&w.src, top);
+	if (ra)
+		rootdir_ra_stop(&w.src);
 	rootdir_links_free(&w.links);
-	free(w.path);
+	free(w.path.s);
 	rootdir_data_finish(&w.dc);
 	free(w.dc.buf);
 	return ret;

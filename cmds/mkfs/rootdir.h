@@ -11,6 +11,9 @@
  *                    --compress pieces in file order, --reflink clones
  *   rootdir-compress.c  the --compress worker threads
  *   rootdir-links.c  the hard-link map (st_dev, st_ino) -> inode
+ *   rootdir-host.c   the host directory as the walk's source
+ *   rootdir-readahead.c  the same, its system calls made by a thread ahead
+ *                    of the writer, and --compress pieces compressed ahead
  *   rootdir-size.c   the pre-scan and the size estimate
  *
  * Walk order (which fixes the inode numbers, so equal trees give equal
@@ -147,9 +150,13 @@ struct rootdir_data_ctx {
 	u64 base;
 	bool sealed;
 	u8 *buf;		/* read buffer, ROOTDIR_READ_BUF bytes */
+	/* what the read-ahead has of the file (set with @base), NULL: none */
+	struct rootdir_prefetch *pf;
+	u8 *sums;		/* the checksums it worked out, for one read buffer */
 	struct rootdir_stats *stats;
 	u8 compress_type;	/* --compress; NONE: off */
 	int compress_level;
+	int pool_threads;	/* of the pool, the writer included */
 	struct rootdir_cpool *pool;	/* made on the first compressed file */
 	struct rootdir_batch *cur;	/* being filled */
 	struct rootdir_batch *prev;	/* with the workers */
@@ -165,6 +172,7 @@ struct rootdir_data_ctx {
 	bool reflink;		/* --reflink, until it is found not to work */
 	bool reflink_noted;
 	u64 unflushed;		/* data bytes written since the last writeback start */
+	struct rootdir_flusher *flusher;	/* starts it in the background, or NULL */
 };
 
 /* the read buffer, and the room past it for the byte that finds end of file */
@@ -195,6 +203,15 @@ u64 rootdir_estimate_size(const struct rootdir_scan *scan, u32 nodesize,
 			  u64 data_profile, bool mixed);
 
 /* rootdir-data.c */
+/*
+ * pread until @len bytes or end of file, @done bytes of @buf being in
+ * already; returns bytes read or -errno.  A short read once @enough bytes
+ * are in is end of file (a regular file reads short only there): a
+ * caller asking for one byte more than the size it expects learns that
+ * the file did not grow without the read that returns 0, or a statx()
+ * afterwards.
+ */
+ssize_t rootdir_read_full(int fd, u8 *buf, size_t len, u64 off, size_t enough, size_t done);
 bool rootdir_inline_ok(u64 size, u32 sectorsize, u32 max_inline);
 /* the length of the next extent of a data segment of @left bytes */
 u64 rootdir_extent_len(u64 left, u64 largest_free, u32 sectorsize);
@@ -206,8 +223,55 @@ int rootdir_copy_file(struct rootdir_data_ctx *dc, struct btrfs_trans_handle *tr
  * at the end; file extent items may follow their inode items)
  */
 int rootdir_data_flush(struct rootdir_data_ctx *dc);
-/* the data writer is done: stop the --compress workers */
+/* the data writer is done: stop the --compress workers and the flusher */
 void rootdir_data_finish(struct rootdir_data_ctx *dc);
+/*
+ * A thread that starts the devices' writeback when the writer asks (the
+ * writeback's submission can take the writer a while); 0 or -errno
+ */
+int rootdir_data_flusher(struct rootdir_data_ctx *dc);
+
+/*
+ * rootdir-readahead.c: what the read-ahead thread did for the file being
+ * copied, asked for by the data writer as it would ask the host (each
+ * false: not known, the caller asks the host itself)
+ */
+struct rootdir_prefetch;
+/*
+ * read_full() (rootdir-data.c) of [@off, @off + @len): true with *@ret the
+ * bytes read or -errno; false with *@done bytes of @buf filled, the rest
+ * to be read from @off + *@done.  @buf NULL: only whether it has them.
+ */
+bool rootdir_pf_read(struct rootdir_prefetch *pf, u8 *buf, size_t len, u64 off,
+		     size_t enough, size_t *done, ssize_t *ret);
+/* lseek(@off, @whence) (SEEK_DATA or SEEK_HOLE): *@res the offset or -errno */
+bool rootdir_pf_seek(struct rootdir_prefetch *pf, u64 off, int whence, s64 *res);
+/*
+ * the data checksums of the sectors [@off, @off + @len) as rootdir_pf_read()
+ * gave them (zeros after end of file), into @sums
+ */
+bool rootdir_pf_sums(struct rootdir_prefetch *pf, u64 off, u64 len, u8 *sums);
+/*
+ * the bytes at @off that lie one after the other in the read-ahead's
+ * memory, at most @len (up to a sector past the end of the file: zeros),
+ * after rootdir_pf_read() (@buf NULL: nothing copied) found them all
+ */
+size_t rootdir_pf_span(struct rootdir_prefetch *pf, u64 off, size_t len, const u8 **data);
+
+/* the kernel's decisions for a piece of file data, worked out ahead */
+struct rootdir_pf_piece {
+	bool heuristic;		/* the sampling heuristic says try */
+	int ret;		/* then the compression: 0, -E2BIG (no saving), -errno */
+	const u8 *out;		/* ret 0: @clen bytes, until the next file */
+	size_t clen;
+};
+
+/*
+ * [@off, @off + @len) compressed as an extent, or (@whole_file) the file
+ * as an inline extent, where max_inline allows
+ */
+bool rootdir_pf_piece(struct rootdir_prefetch *pf, u64 off, u32 len, bool whole_file,
+		      struct rootdir_pf_piece *piece);
 
 /* rootdir-compress.c: the --compress workers */
 #define ROOTDIR_BATCH		32	/* pieces handed over at once */
@@ -261,6 +325,11 @@ void rootdir_cpool_wait(struct rootdir_cpool *pool, struct rootdir_batch *b);
  */
 int rootdir_cpool_compress_small(struct rootdir_cpool *pool, const u8 *in, size_t len,
 				 size_t inline_max, u8 *out, size_t *out_len);
+/* the same with the workspace @ws (of the calling thread) */
+struct btrfs_compress_ws;
+int rootdir_compress_small_ws(struct btrfs_compress_ws *ws, u8 type, int level,
+			      u32 sectorsize, const u8 *in, size_t len, size_t inline_max,
+			      u8 *out, size_t *out_len);
 
 /* rootdir-links.c: (dev, ino) -> btrfs inode and names found, for nlink > 1 */
 struct rootdir_link {

@@ -210,11 +210,14 @@ static void check_dir(struct rootdir_src *src, struct model *m, long dir, const 
 		ck_assert_uint_eq(stx.stx_uid, me->is_explicit ? me->uid : 0);
 		ck_assert_uint_eq(stx.stx_size, S_ISDIR(me->mode) ? 0 : me->size);
 		if (S_ISREG(me->mode)) {
+			struct rootdir_prefetch *pf;
 			u64 base = 0;
 			int fd;
 			u32 k;
 
-			ck_assert_int_eq(src->open_file(src, dir, got->n[i], full, &fd, &base), 0);
+			ck_assert_int_eq(src->open_file(src, dir, got->n[i], full, &fd, &base, &pf),
+					 0);
+			ck_assert_ptr_null(pf);
 			/* a region of a spool file: what follows its size is not the file's */
 			ck_assert(src->sealed);
 			if (me->size)
