@@ -334,6 +334,13 @@ corpus_copy()
 	echo "$dest"
 }
 
+# source_key: a short key of this source tree ($TOP), for what a cache
+# shared by several checkouts (GHEE_SHARE_CACHE) must keep apart
+source_key()
+{
+	printf %s "$TOP" | md5sum | cut -c1-12
+}
+
 # fault_injection_build [--sanitizers]: the --enable-fault-injection build
 # of this checkout, kept in the cache between runs (the mkfs and the repair
 # crash tests share it); its ghee in FGHEE.  --sanitizers: with ASan/UBSan
@@ -350,7 +357,7 @@ fault_injection_build()
 	mkdir -p "$fb"
 	# the cache may be shared with another checkout: never build its sources
 	if [ -f "$fb/Makefile" ] && ! grep -qxF "abs_top_srcdir = $TOP" "$fb/Makefile"; then
-		fb=$fb/$(printf %s "$TOP" | md5sum | cut -c1-12)
+		fb=$fb/$(source_key)
 		mkdir -p "$fb"
 	fi
 	(

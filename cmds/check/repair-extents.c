@@ -504,6 +504,56 @@ int repair_block_group_used(struct repair_ctx *r, const struct problem_ctx *p)
 	return 0;
 }
 
+bool repair_extents_by_rebuild(enum problem_code code)
+{
+	switch (code) {
+	case PR_BLOCK_GROUP_USED:
+	case PR_SUPER_BYTES_USED:
+	case PR_FREE_SPACE_MISMATCH:
+	case PR_FREE_SPACE_INFO_INVALID:
+		return true;
+	default:
+		return is_extent_ref_code(code);
+	}
+}
+
+void repair_extents_rebuilt(struct repair_ctx *r)
+{
+	r->extents_mode = MODE_REBUILD;
+	r->extent_tree_rebuilt = true;
+}
+
+/*
+ * The fix of a finding of repair_extents_by_rebuild() when the rebuild
+ * ran first: its own line naming the rebuild.  Besides the extent items,
+ * the rebuild's commit writes every block group's used, the superblock's
+ * bytes_used and, with a free space tree, every group's free space (a v1
+ * cache is judged again after the commit).
+ */
+int repair_extents_rebuild_fix(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	if (!r->cur || !r->extent_tree_rebuilt)
+		return -EINVAL;
+	switch (r->cur->code) {
+	case PR_BLOCK_GROUP_USED:
+		return repair_block_group_used(r, p);
+	case PR_SUPER_BYTES_USED:
+		repair_note(r, REPAIR_OP_REBUILD, false, 0, 0,
+			    "superblock bytes_used, the sum of the block groups' used, with the extent tree");
+		return 0;
+	case PR_FREE_SPACE_MISMATCH:
+	case PR_FREE_SPACE_INFO_INVALID:
+		if (!btrfs_fs_compat_ro(r->fs_info, BTRFS_FEATURE_COMPAT_RO_FREE_SPACE_TREE))
+			return REPAIR_LATER;
+		repair_note(r, REPAIR_OP_REBUILD, false, 0, 0,
+			    "free space tree entries of block group %llu, with the extent tree",
+			    (unsigned long long)p->bytenr);
+		return 0;
+	default:
+		return repair_extent_refs(r, p);
+	}
+}
+
 /*
  * Extent items that overlap leave the free space of their block groups
  * unknown: nothing may be allocated before the rebuild, so it runs first

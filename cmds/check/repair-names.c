@@ -1198,11 +1198,105 @@ static bool location_broken(const struct btrfs_dir_item *di)
 }
 
 /*
+ * The inode whose ref holds @name in dir @p->inode while no valid entry
+ * of the name is left (the INODE_REF_UNMATCHED finding of this pass), 0
+ * when there is none; the ref's index to @index.
+ */
+static u64 unmatched_ref_inode(const struct repair_ctx *r, const struct problem_ctx *p,
+			       const u8 *name, u32 name_len, u64 *index)
+{
+	const struct repair_list *l = r->list;
+	size_t i;
+
+	for (i = 0; l && i < l->nr; i++) {
+		const struct problem_ctx *q = &l->v[i].pctx;
+
+		if (l->v[i].code == PR_INODE_REF_UNMATCHED && q->root == p->root &&
+		    q->found == p->inode && q->name && strlen(q->name) == name_len &&
+		    !memcmp(q->name, name, name_len)) {
+			*index = q->index;
+			return q->inode;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Both copies of a link lost their location and the inode ref still holds
+ * the link: the entry @e of @it points to the ref's inode again.  Deleting
+ * both copies and making them again from the ref would commit the
+ * directory's size short of the names it holds; mended, the size that
+ * counts them stays right.  1 mended, 0 not such an entry, <0 error.
+ */
+static int location_from_ref(struct repair_ctx *r, struct btrfs_root *root,
+			     const struct problem_ctx *p, struct item_copy *it,
+			     const struct dir_entry *e)
+{
+	struct btrfs_dir_item *di = (struct btrfs_dir_item *)(it->data + e->off);
+	struct btrfs_key old, loc;
+	struct ref_name ref;
+	char shown[BTRFS_NAME_LEN + 1], was[96], now[96];
+	u64 ino, index;
+	int ret;
+
+	ino = unmatched_ref_inode(r, p, e->name, e->name_len, &index);
+	if (!ino || (it->key.type == BTRFS_DIR_INDEX_KEY && it->key.offset != index))
+		return 0;
+	ret = ref_find(root, ino, p->inode, index, e->name, e->name_len, &ref);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	btrfs_disk_key_to_cpu(&old, &di->location);
+	loc = (struct btrfs_key){ ino, BTRFS_INODE_ITEM_KEY, 0 };
+	name_str(e->name, e->name_len, shown, sizeof(shown));
+	check_format_key(&old, was, sizeof(was));
+	check_format_key(&loc, now, sizeof(now));
+	repair_note(r, REPAIR_OP_CHANGE, false, 0, 0,
+		    "root %llu (%llu %s %llu) name %s location: %s -> %s (the inode ref's)",
+		    (unsigned long long)p->root, (unsigned long long)it->key.objectid,
+		    type_str(it->key.type), (unsigned long long)it->key.offset, shown,
+		    was, now);
+	btrfs_cpu_key_to_disk(&di->location, &loc);
+	ret = item_write(r, root, &it->key, it->data, it->size);
+	return ret ? ret : 1;
+}
+
+/* does the item at @key hold @name for @ino, with a valid location?  1, 0, <0 */
+static int holds_valid_entry(struct btrfs_root *root, const struct btrfs_key *key,
+			     const u8 *name, u32 name_len, u64 ino)
+{
+	struct item_copy it;
+	struct dir_entry e;
+	int ret = item_read(root, key, &it);
+
+	if (ret)
+		return ret < 0 ? ret : 0;
+	ret = entry_find(&it, name, name_len, ino, 0, &e) &&
+	      location_valid((const void *)(it.data + e.off));
+	item_free(&it);
+	return ret;
+}
+
+int repair_names_link_whole(struct btrfs_root *root, u64 dir, const u8 *name,
+			    u32 name_len, u64 index, u64 ino)
+{
+	int ret = holds_valid_entry(root, &(struct btrfs_key){ dir, BTRFS_DIR_INDEX_KEY, index },
+				    name, name_len, ino);
+
+	if (ret <= 0)
+		return ret;
+	return holds_valid_entry(root, &(struct btrfs_key){ dir, BTRFS_DIR_ITEM_KEY,
+				 btrfs_name_hash((const char *)name, (int)name_len) },
+				 name, name_len, ino);
+}
+
+/*
  * DIR_ENTRY_INVALID: an entry with an empty name, or one whose location
  * is neither an inode nor a subvolume, leads nowhere a name could: it is
  * deleted (and the directory's size shrinks by its name).  A dir index
  * that is the one damaged copy of a link is mended by the DIR_INDEX_MISSING
  * fix instead; the link's other missing copy is rebuilt from the one left.
+ * When both copies lost the location that the inode ref confirms, the
+ * location is mended instead (location_from_ref()).
  */
 int repair_names_dir_entry_invalid(struct repair_ctx *r, const struct problem_ctx *p)
 {
@@ -1239,6 +1333,13 @@ int repair_names_dir_entry_invalid(struct repair_ctx *r, const struct problem_ct
 	}
 	if (ret <= 0)
 		return ret < 0 ? ret : 1;	/* gone: an earlier fix did it */
+	if (name_len) {
+		ret = location_from_ref(r, root, p, &it, &e);
+		if (ret) {
+			item_free(&it);
+			return ret < 0 ? ret : 0;
+		}
+	}
 	if (type == BTRFS_DIR_INDEX_KEY) {
 		ret = handled_by_index_fix(root, p->inode, it.key.offset, e.name,
 					   e.name_len, e.child);

@@ -25,5 +25,12 @@ int repair_names_has_dir_entries(struct btrfs_root *root, u64 ino);
  */
 int repair_names_entry_is_damaged_copy(struct repair_ctx *r, const struct problem_ctx *p);
 
+/*
+ * For INODE_REF_UNMATCHED: 1 when the dir item and the dir index @index
+ * of @dir hold @name for @ino again, with a valid location (mended by a
+ * fix before it); 0 not, <0 error.
+ */
+int repair_names_link_whole(struct btrfs_root *root, u64 dir, const u8 *name,
+			    u32 name_len, u64 index, u64 ino);
 
 #endif

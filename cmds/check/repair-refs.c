@@ -457,6 +457,9 @@ int repair_inode_ref_unmatched(struct repair_ctx *r, const struct problem_ctx *p
 		type = btrfs_mode_to_type(btrfs_inode_mode(&ii));
 		if (type == BTRFS_FT_UNKNOWN)
 			return -EINVAL;
+		ret = repair_names_link_whole(root, dir, (const u8 *)n.name, n.len, n.index, ino);
+		if (ret)
+			return ret;	/* 1: an earlier fix mended the entries */
 		ret = index_taken(root, dir, n.index);
 		if (ret)
 			return ret < 0 ? ret : -EEXIST;	/* another name holds it */

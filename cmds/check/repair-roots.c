@@ -234,36 +234,32 @@ int repair_qgroup_counts(struct repair_ctx *r, const struct problem_ctx *p)
 	return 0;
 }
 
-#define INODE_CACHE_ITEMS_MAX	64
+/* how many cache items are read, then deleted, at a time */
+#define INODE_CACHE_BATCH	32
+
+struct cache_item {
+	struct btrfs_key key;
+	u64 bytenr, len, offset;	/* the data extent it uses, bytenr 0: none */
+};
 
 /*
- * INODE_CACHE_DEPRECATED: the items of the old inode number cache (the
- * FREE_INO inode and its file extents, the FREE_SPACE header) are deleted
- * from the tree, and the data extents they used lose their reference
- * (freed when it was the last).  The kernel has ignored them for years.
+ * The first @max items of the inode cache left in @root (the deleted ones
+ * are gone from it): how many, <0 error.
  */
-int repair_inode_cache(struct repair_ctx *r, const struct problem_ctx *p)
+static int inode_cache_batch(struct btrfs_root *root, struct cache_item *v, int max)
 {
-	struct btrfs_root *root = repair_get_root(r, p->root);
-	struct btrfs_key keys[INODE_CACHE_ITEMS_MAX];
-	struct { u64 bytenr, len, offset; } refs[INODE_CACHE_ITEMS_MAX];
 	struct btrfs_key key = { BTRFS_FREE_INO_OBJECTID, 0, 0 };
 	struct btrfs_path path;
-	int ret, i, n = 0;
+	int ret, n = 0;
 
-	if (!root)
-		return -ENOENT;
 	ret = btrfs_search_first(root, &key, &path);
-	while (ret == 0) {
+	while (ret == 0 && n < max) {
 		btrfs_path_key(&path, &key);
 		if (key.objectid != BTRFS_FREE_INO_OBJECTID &&
 		    key.objectid != BTRFS_FREE_SPACE_OBJECTID)
 			break;
-		if (n == INODE_CACHE_ITEMS_MAX) {
-			ret = -E2BIG;
-			break;
-		}
-		refs[n].bytenr = 0;
+		v[n].key = key;
+		v[n].bytenr = 0;
 		if (key.type == BTRFS_EXTENT_DATA_KEY &&
 		    btrfs_item_size(path.nodes[0], path.slots[0]) >=
 		    sizeof(struct btrfs_file_extent_item)) {
@@ -273,37 +269,74 @@ int repair_inode_cache(struct repair_ctx *r, const struct problem_ctx *p)
 
 			if (btrfs_file_extent_type(fi) != BTRFS_FILE_EXTENT_INLINE &&
 			    btrfs_file_extent_disk_bytenr(fi)) {
-				refs[n].bytenr = btrfs_file_extent_disk_bytenr(fi);
-				refs[n].len = btrfs_file_extent_disk_num_bytes(fi);
-				refs[n].offset = key.offset - btrfs_file_extent_offset(fi);
+				v[n].bytenr = btrfs_file_extent_disk_bytenr(fi);
+				v[n].len = btrfs_file_extent_disk_num_bytes(fi);
+				v[n].offset = key.offset - btrfs_file_extent_offset(fi);
 			}
 		}
-		keys[n++] = key;
+		n++;
 		ret = btrfs_next_item(root, &path);
 	}
 	btrfs_release_path(&path);
-	if (ret < 0)
-		return ret;
-	if (!n)
-		return 1;
-	ret = 0;
-	for (i = 0; i < n && !ret; i++) {
-		char ks[96];
+	return ret < 0 ? ret : n;
+}
 
-		check_format_key(&keys[i], ks, sizeof(ks));
-		repair_note(r, REPAIR_OP_DELETE, false, 0, 0, "root %llu item %s",
-			    (unsigned long long)p->root, ks);
-		if (refs[i].bytenr)
-			repair_note(r, REPAIR_OP_DELETE, false, 0, 0,
-				    "extent tree: data ref of [%llu %llu] by root %llu inode FREE_INO",
-				    (unsigned long long)refs[i].bytenr,
-				    (unsigned long long)refs[i].len,
-				    (unsigned long long)p->root);
-		ret = btrfs_delete_key(r->trans, root, &keys[i]);
-		if (!ret && refs[i].bytenr)
-			ret = btrfs_dec_data_ref(r->trans, refs[i].bytenr, refs[i].len,
-						 p->root, BTRFS_FREE_INO_OBJECTID,
-						 refs[i].offset);
-	}
+/* delete one item of the cache and the data reference of its extent */
+static int delete_cache_item(struct repair_ctx *r, struct btrfs_root *root, u64 root_id,
+			     const struct cache_item *c)
+{
+	char ks[96];
+	int ret;
+
+	check_format_key(&c->key, ks, sizeof(ks));
+	repair_note(r, REPAIR_OP_DELETE, false, 0, 0, "root %llu item %s",
+		    (unsigned long long)root_id, ks);
+	if (c->bytenr)
+		repair_note(r, REPAIR_OP_DELETE, false, 0, 0,
+			    "extent tree: data ref of [%llu %llu] by root %llu inode FREE_INO",
+			    (unsigned long long)c->bytenr, (unsigned long long)c->len,
+			    (unsigned long long)root_id);
+	ret = btrfs_delete_key(r->trans, root, &c->key);
+	if (!ret && c->bytenr)
+		ret = btrfs_dec_data_ref(r->trans, c->bytenr, c->len, root_id,
+					 BTRFS_FREE_INO_OBJECTID, c->offset);
 	return ret;
+}
+
+/*
+ * INODE_CACHE_DEPRECATED: the items of the old inode number cache (the
+ * FREE_INO inode and its file extents, the FREE_SPACE header) are deleted
+ * from the tree, and the data extents they used lose their reference
+ * (freed when it was the last).  The kernel has ignored them for years.
+ * However many there are, they go a batch at a time: each batch is read
+ * from the start of what is left, so memory does not grow with them.
+ */
+int repair_inode_cache(struct repair_ctx *r, const struct problem_ctx *p)
+{
+	struct btrfs_root *root = repair_get_root(r, p->root);
+	struct cache_item batch[INODE_CACHE_BATCH];
+	bool changed = false;
+	int ret, i, n;
+
+	if (!root)
+		return -ENOENT;
+	do {
+		n = inode_cache_batch(root, batch, INODE_CACHE_BATCH);
+		for (i = 0; i < n; i++) {
+			ret = delete_cache_item(r, root, p->root, &batch[i]);
+			if (ret) {
+				/* a reference without its item, or half a batch: not committed */
+				if (changed || batch[i].bytenr)
+					repair_fail_pass(r, ret);
+				return ret;
+			}
+			changed = true;
+		}
+	} while (n == INODE_CACHE_BATCH);
+	if (n < 0) {
+		if (changed)
+			repair_fail_pass(r, n);
+		return n;
+	}
+	return changed ? 0 : 1;
 }

@@ -313,6 +313,8 @@ static const char *status_name(enum repair_status s)
 		return "failed";
 	case REPAIR_NOT_PREEN:
 		return "needs-full-repair";
+	case REPAIR_NOT_WRITTEN:
+		return "not-written";
 	}
 	return "?";
 }
@@ -332,7 +334,7 @@ static const char *op_name(enum repair_op op)
 	return "?";
 }
 
-/* why a failed action failed */
+/* why a failed action failed, or why what it did was not written */
 static const char *failure_text(const struct repair_item *it)
 {
 	return it->why ? it->why : strerror(-it->error);
@@ -364,6 +366,10 @@ static void print_item(FILE *out, const struct repair_item *it)
 		break;
 	case REPAIR_FAILED:
 		fprintf(out, "  could not fix [%s] %s: %s\n",
+			problem_code_name(it->code), it->message, failure_text(it));
+		break;
+	case REPAIR_NOT_WRITTEN:
+		fprintf(out, "  not written [%s] %s: %s\n",
 			problem_code_name(it->code), it->message, failure_text(it));
 		break;
 	default:
@@ -409,11 +415,14 @@ static int keep_item(struct repair_list *to, const struct repair_item *it)
 
 /*
  * Run the action of every finding of @l in @phase (every phase when -1)
- * of code @only (every code when PR_COUNT) in r->trans.  Returns how
- * many ran.
+ * whose code @want accepts (every code when NULL) in r->trans, @fn_all
+ * instead of each one's action when given, noting each in r->ran.  What
+ * they did is reported by report_pass() once the pass is committed or
+ * given up.  Returns how many ran.
  */
 static int run_actions(struct repair_session *s, struct repair_ctx *r,
-		       struct repair_list *l, int phase, enum problem_code only)
+		       struct repair_list *l, int phase, bool (*want)(enum problem_code),
+		       repair_fn fn_all)
 {
 	int ran = 0, rank;
 	size_t i;
@@ -429,16 +438,20 @@ static int run_actions(struct repair_session *s, struct repair_ctx *r,
 				continue;
 			if (phase >= 0 && it->phase != phase)
 				continue;
-			if (only != PR_COUNT && it->code != only)
+			if (want && !want(it->code))
 				continue;
 			if (!fn || !problem_repairable(it->code))
 				continue;
 			/* the pass is given up: what is left is judged by the next check */
 			if (r->pass_error)
 				return ran;
+			if (ARRAY_RESERVE(r->ran, r->alloc_ran, r->nr_ran + 1, 16)) {
+				repair_fail_pass(r, -ENOMEM);
+				return ran;
+			}
 			r->cur = it;
 			r->why[0] = 0;
-			ret = fn(r, &it->pctx);
+			ret = (fn_all ? fn_all : fn)(r, &it->pctx);
 			ran++;
 			if (ret == REPAIR_LATER) {
 				/* the re-check after this pass's commit judges it */
@@ -457,18 +470,51 @@ static int run_actions(struct repair_session *s, struct repair_ctx *r,
 				it->error = ret < 0 ? ret : -EIO;
 				free(it->why);
 				it->why = r->why[0] ? strdup(r->why) : NULL;
-				s->failed_by_code[it->code]++;
 			} else {
 				it->status = s->dry_run ? REPAIR_PLANNED : REPAIR_FIXED;
-				if (it->status == REPAIR_FIXED)
-					s->fixed_by_code[it->code]++;
 			}
+			r->ran[r->nr_ran++] = i;
 			r->cur = NULL;
-			if (s->out)
-				print_item(s->out, it);
 		}
 	}
 	return ran;
+}
+
+/*
+ * The findings whose action ran in this pass, once its fate is known:
+ * counted and printed, in the order they ran.  @not_written: the pass was
+ * given up or its commit failed (why), so what the actions did is not
+ * written and none of them may say "fixed".
+ */
+static void report_pass(struct repair_session *s, struct repair_ctx *r,
+			const char *not_written)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_ran; i++) {
+		struct repair_item *it = &r->list->v[r->ran[i]];
+
+		if (not_written && (it->status == REPAIR_FIXED || it->status == REPAIR_PLANNED)) {
+			it->status = REPAIR_NOT_WRITTEN;
+			free(it->why);
+			it->why = strdup(not_written);
+			it->error = -ECANCELED;
+		}
+		if (it->status == REPAIR_FIXED)
+			s->fixed_by_code[it->code]++;
+		else if (it->status == REPAIR_FAILED)
+			s->failed_by_code[it->code]++;
+		if (s->out)
+			print_item(s->out, it);
+	}
+	free(r->ran);
+	r->ran = NULL;
+	r->nr_ran = r->alloc_ran = 0;
+}
+
+static bool is_log_tree_invalid(enum problem_code code)
+{
+	return code == PR_LOG_TREE_INVALID;
 }
 
 /* the earliest phase with a finding that has an action, -1 if none */
@@ -700,7 +746,7 @@ static int repair_pass(struct repair_session *s, int phase)
 		struct btrfs_key_guard guard = { repair_key_guard, &r };
 
 		btrfs_set_key_guard(s->fs_info, &guard);
-		run_actions(s, &r, &s->now, phase, PR_COUNT);
+		run_actions(s, &r, &s->now, phase, NULL, NULL);
 		btrfs_set_key_guard(s->fs_info, NULL);
 		repair_guard_release(&r);
 	} else {
@@ -712,22 +758,32 @@ static int repair_pass(struct repair_session *s, int phase)
 		repair_global_options(&r);
 		/* the open dropped the invalid log: the first commit makes it final */
 		if (s->drop_log)
-			run_actions(s, &r, &s->now, -1, PR_LOG_TREE_INVALID);
+			run_actions(s, &r, &s->now, -1, is_log_tree_invalid, NULL);
 	}
 	if (phase < 0 && repair_rebuild_requested(s->opts)) {
 		ret = repair_rebuild_trees(&r);
 		r.out = s->out;
 		/* a half-built tree is never committed */
-		if (ret < 0)
+		if (ret < 0) {
 			repair_fail_pass(&r, ret);
-		else
+		} else {
 			s->rebuilt = true;
+			/* the findings it fixes say so, each (as a pass that rebuilds says) */
+			if (s->opts->init_extent_tree) {
+				repair_extents_rebuilt(&r);
+				run_actions(s, &r, &s->now, -1, repair_extents_by_rebuild,
+					    repair_extents_rebuild_fix);
+			}
+		}
 	}
-	if (r.pass_error)
+	if (r.pass_error) {
+		report_pass(s, &r, "the pass was abandoned");
 		return abandon_pass(s, &r, transid);
+	}
 	changed = phase < 0 || pass_changed(&s->now, phase);
 	ret = btrfs_commit_transaction(r.trans);
 	s->passes++;
+	report_pass(s, &r, ret ? "its commit failed" : NULL);
 	if (ret) {
 		s->write_failed = true;
 		if (s->out)
@@ -745,7 +801,7 @@ static int repair_pass(struct repair_session *s, int phase)
 	return 0;
 }
 
-/* move the findings of @phase that an action ran for to s->done */
+/* move the findings of @phase (-1: any) that an action ran for to s->done */
 static int keep_done(struct repair_session *s, int phase)
 {
 	size_t i;
@@ -753,22 +809,7 @@ static int keep_done(struct repair_session *s, int phase)
 	for (i = 0; i < s->now.nr; i++) {
 		struct repair_item *it = &s->now.v[i];
 
-		if (it->phase == phase && it->status != REPAIR_NO_ACTION &&
-		    keep_item(&s->done, it))
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-/* the same for the findings of @code, whatever their phase */
-static int keep_done_code(struct repair_session *s, enum problem_code code)
-{
-	size_t i;
-
-	for (i = 0; i < s->now.nr; i++) {
-		struct repair_item *it = &s->now.v[i];
-
-		if (it->code == code && it->status != REPAIR_NO_ACTION &&
+		if ((phase < 0 || it->phase == phase) && it->status != REPAIR_NO_ACTION &&
 		    keep_item(&s->done, it))
 			return -ENOMEM;
 	}
@@ -798,10 +839,11 @@ static int repair_loop(struct repair_session *s)
 	if (s->opts->clear_log || s->opts->clear_space_cache || s->drop_log ||
 	    repair_rebuild_requested(s->opts)) {
 		ret = repair_pass(s, -1);
+		/* the dropped log, the findings the rebuild fixed; failed or not */
+		if (keep_done(s, -1))
+			return -ENOMEM;
 		if (ret)
 			return ret;
-		if (s->drop_log && keep_done_code(s, PR_LOG_TREE_INVALID))
-			return -ENOMEM;
 		code = run_check(s->opts, false, &s->now);
 		if (code & CHECK_EXIT_CANNOT)
 			return -EIO;
@@ -942,7 +984,7 @@ static void json_item(struct json_writer *w, const struct repair_item *it,
 	json_kv_bool(w, "has_action", repair_action(it->code) != NULL);
 	if (with_action) {
 		json_kv_string(w, "status", status_name(it->status));
-		if (it->status == REPAIR_FAILED)
+		if (it->status == REPAIR_FAILED || it->status == REPAIR_NOT_WRITTEN)
 			json_kv_string(w, "error", failure_text(it));
 		json_changes(w, it);
 	}

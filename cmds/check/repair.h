@@ -42,6 +42,7 @@ enum repair_status {
 	REPAIR_FIXED,		/* applied; the commit makes it final */
 	REPAIR_FAILED,		/* the action could not be applied */
 	REPAIR_NOT_PREEN,	/* -p: not a class preen fixes */
+	REPAIR_NOT_WRITTEN,	/* it ran, but its pass was given up: nothing written */
 };
 
 /* one finding of a check, with the action taken for it */
@@ -87,6 +88,10 @@ struct repair_ctx {
 	int pass_error;
 	/* repair_why(): why the current action failed, "" when no reason given */
 	char why[320];
+	/* the findings whose action ran in this pass, in the order they ran */
+	size_t *ran;
+	size_t nr_ran;
+	size_t alloc_ran;
 	/* repair-guard.c: which trees reach which unreadable blocks */
 	struct repair_guard_reach *reach;
 	size_t nr_reach;
@@ -159,6 +164,16 @@ void repair_key_str(const struct btrfs_key *key, char *buf, size_t len);
 
 /* repair-extents.c: findings that need the extent tree rebuilt before any other write */
 bool repair_extents_rebuild_first(const struct repair_list *found);
+/* the extent tree rebuild fixes findings of @code (when nothing else keeps it from it) */
+bool repair_extents_by_rebuild(enum problem_code code);
+/*
+ * The extent tree was rebuilt in r->trans before any action (as
+ * --init-extent-tree): the actions of its findings name the rebuild as
+ * their fix, and do not run it again.
+ */
+void repair_extents_rebuilt(struct repair_ctx *r);
+/* then: the fix of a finding of repair_extents_by_rebuild(), naming the rebuild */
+int repair_extents_rebuild_fix(struct repair_ctx *r, const struct problem_ctx *p);
 
 /* main.c option checks for the repair options: true when invalid */
 bool check_repair_options_invalid(const struct check_options *o, bool readonly);

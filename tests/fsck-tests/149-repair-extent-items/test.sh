@@ -7,9 +7,10 @@
 # group's used; a tree block's item hidden the same way gets its single
 # item back; an extent item's length grown over the next extent
 # (EXTENT_OVERLAP: the engine cannot compute free space) makes the
-# rebuild run first, as --init-extent-tree: that is its one change (no
-# action of a finding runs), said in the text report.  Clean for all three
-# checkers, a second repair writes nothing.
+# rebuild run first, as --init-extent-tree: every finding it fixes names
+# the rebuild as its one change, in the plan of --dry-run as in the
+# repair, in JSON and in text.  Clean for all three checkers, a second
+# repair writes nothing.
 
 source "$TOP/tests/common.sh"
 source "$TOP/tests/fsck-tests/lib/extents-lib.sh"
@@ -53,13 +54,34 @@ img=$(fsck_base_image) || exit
 python3 "$EDIT" "$img" set-key 2 "$bytenr" 168 "$len" "$bytenr" 168 $((next - bytenr + 4096)) || fail "edit failed"
 expect_code_present "$img" EXTENT_OVERLAP
 cp --sparse=always "$img" "$TEST_TMP/overlap.img"
+cp --sparse=always "$img" "$TEST_TMP/overlap-plan.img"
+expect_plan_matches "$img"
 expect_repaired "$img"
-[ -z "$(repair_changes "$TEST_TMP/repair.json")" ] || fail "an action ran besides the rebuild"
+repair_changes "$TEST_TMP/repair.json" > "$TEST_TMP/changes"
+grep -qx "EXTENT_OVERLAP | rebuild extent tree: items and back references of \[$next [0-9]*\] from the trees (with every other extent)" \
+	"$TEST_TMP/changes" || { cat "$TEST_TMP/changes" >&2; fail "the overlap's fix does not name the rebuild"; }
+grep -v "^[A-Z_]* | rebuild " "$TEST_TMP/changes" && fail "a change besides the rebuild"
+# every finding of the first check is one of the rebuild's fixes
+python3 - "$TEST_TMP/repair.json" <<'PY' || fail "a finding without its fix"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+fixed = sorted((f["code"], f["message"]) for f in doc["fixes"] if f["status"] == "fixed")
+sys.exit(0 if doc["findings"] and sorted((f["code"], f["message"]) for f in doc["findings"]) == fixed else 1)
+PY
 python3 "$EDIT" "$img" find 2 "$bytenr" 168 "$len" > /dev/null || fail "the extent item's length is not restored"
 expect_second_repair_noop "$img"
+# the text: the same fix lines in the plan and in the repair
+fix_lines() { sed -n '/^  \(would fix\|fixed\) \[/,/commit/p' "$1" | sed 's/^  would fix /  fixed /; /commit/d'; }
+run_expect_status "$CHECK_ERRORS" "$GHEE" check --repair --dry-run "$TEST_TMP/overlap-plan.img" > "$TEST_TMP/plan.out"
 img=$TEST_TMP/overlap.img
 run_expect_status "$CHECK_CORRECTED" "$GHEE" check --repair "$img" > "$TEST_TMP/text.out"
 grep -qx "extent items overlap: the extent tree is rebuilt first (as --init-extent-tree)" "$TEST_TMP/text.out" &&
 	grep -q "^  rebuilt the extent tree: " "$TEST_TMP/text.out" &&
-	grep -qx "  the trees rebuilt as said above" "$TEST_TMP/text.out" ||
+	grep -qx "  the trees rebuilt as said above" "$TEST_TMP/text.out" &&
+	grep -A1 "^  fixed \[EXTENT_OVERLAP\] " "$TEST_TMP/text.out" |
+	grep -q "^    rebuild extent tree: items and back references of \[$next " ||
 	{ cat "$TEST_TMP/text.out" >&2; fail "the text report does not say the rebuild"; }
+fix_lines "$TEST_TMP/plan.out" > "$TEST_TMP/plan.lines"
+fix_lines "$TEST_TMP/text.out" > "$TEST_TMP/text.lines"
+[ -s "$TEST_TMP/plan.lines" ] && compare_outputs "$TEST_TMP/plan.lines" "$TEST_TMP/text.lines" ||
+	{ cat "$TEST_TMP/plan.out" >&2; fail "the plan's fix lines are not the repair's"; }

@@ -7,6 +7,11 @@
 #    offset) is not an inode number (100): it is deleted;
 #  - DIR_ENTRY_INVALID: a dir item and a dir index with an empty name in
 #    /d (the name's other copies, an inode ref, do not exist): both go;
+#  - DIR_ENTRY_INVALID: the location key type of both entries of /d/big
+#    broken (INODE_REF_UNMATCHED: its inode ref is the one copy left):
+#    both point to the ref's inode again, in one transaction, and the
+#    directory's size, which counts them, is never changed (it used to be
+#    committed short by both names: deleted, then made again from the ref);
 #  - FILE_EXTENT_HOLE: the explicit hole item of a sparse file (written by
 #    the kernel without the NO_HOLES feature) deleted: the hole item comes
 #    back, the file reads as before.
@@ -48,6 +53,19 @@ python3 "$ITEMS" "$IMG" add-dir 5 "$FS_INO_DIR" 1000 "$FS_INO_BIG" 1 "" ||
 repaired DIR_ENTRY_INVALID "delete root 5 ($FS_INO_DIR DIR_ITEM $(python3 "$ITEMS" x hash "")) name (empty)" \
 	"delete root 5 ($FS_INO_DIR DIR_INDEX 1000) name (empty)"
 [ "$(fs_item_field 5 "$FS_INO_DIR" 1 0 16 8)" = "$size" ] || fail "the size of /d changed"
+
+IMG=$(fs_base_image) || exit
+hash=$(python3 "$ITEMS" x hash big)
+fs_edit set-item 5 "$FS_INO_DIR" 84 "$hash" 8 1 0x55
+fs_edit set-item 5 "$FS_INO_DIR" 96 4 8 1 0x55
+expect_fs_codes "$IMG" DIR_ENTRY_INVALID INODE_REF_UNMATCHED
+expect_exact_repair "$IMG" \
+	"DIR_ENTRY_INVALID | change root 5 ($FS_INO_DIR DIR_ITEM $hash) name big location: ($FS_INO_BIG 85 0) -> ($FS_INO_BIG INODE_ITEM 0) (the inode ref's)" \
+	"DIR_ENTRY_INVALID | change root 5 ($FS_INO_DIR DIR_INDEX 4) name big location: ($FS_INO_BIG 85 0) -> ($FS_INO_BIG INODE_ITEM 0) (the inode ref's)" \
+	"INODE_REF_UNMATCHED | change nothing: right after the fixes before it"
+grep -qE '"transactions": *1,' "$TEST_TMP/repair.json" || fail "not repaired in one transaction"
+[ "$(fs_item_field 5 "$FS_INO_DIR" 1 0 16 8)" = "$size" ] || fail "the size of /d changed"
+expect_same_files "$IMG" "$TEST_TMP/sums.before"
 
 # a sparse file: 4 KiB of data, an 8 KiB hole, 4 KiB of data
 IMG=$TEST_TMP/holes.img

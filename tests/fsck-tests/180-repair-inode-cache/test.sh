@@ -13,6 +13,10 @@
 # of --dry-run matches, ghee check, btrfs check 6.2 and 6.19 are clean, no
 # item of the cache is left, the kernel mounts the result, lists every file
 # and writes, and a second repair writes nothing.
+# Then a tree with 102 items of the cache (the repair reads and deletes
+# them a batch at a time; it used to give up past 64 with E2BIG): the
+# inode item and free space header of 064's top level, and 100 hole
+# extents of the cache inode, added to a new filesystem.
 
 source "$TOP/tests/common.sh"
 source "$TOP/tests/fsck-tests/lib/extents-lib.sh"
@@ -78,4 +82,32 @@ n=$(find "$TEST_TMP/mnt" -xdev | wc -l) && echo new > "$TEST_TMP/mnt/after-repai
 umount_image "$TEST_TMP/mnt"
 [ "$n" -gt 1 ] || fail "the kernel lists nothing"
 expect_all_clean "$img"
+
+src=$(corpus_copy 064-deprecated-inode-cache__4k_nodesize "$TEST_TMP/src.img") || exit
+img=$TEST_TMP/many.img
+truncate -s 256M "$img" || fail "cannot create $img"
+mkfs.btrfs -q -f -R ^free-space-tree "$img" > /dev/null 2>&1 || fail "mkfs.btrfs failed"
+python3 - "$src" "$img" "$TOP/tests/fsck-tests/lib/fs-items.py" <<'PY' || fail "cannot add the cache items"
+import importlib.util, struct, sys
+spec = importlib.util.spec_from_file_location("fs_items", sys.argv[3])
+fi = importlib.util.module_from_spec(spec); spec.loader.exec_module(fi)
+src, dst = fi.btrfs_edit.Image(sys.argv[1]), fi.btrfs_edit.Image(sys.argv[2])
+FREE_INO, FREE_SPACE = 2**64 - 12, 2**64 - 11
+for blk, slot, key, off, size in src.walk_leaves(src.tree_root(5)):
+    if key[0] in (FREE_INO, FREE_SPACE):
+        fi.insert(dst, 5, key, bytes(src.read_block(blk)[101 + off:101 + off + size]))
+gen = struct.unpack_from('<Q', dst.sb, 72)[0]
+# generation, ram_bytes, compression, encryption, other_encoding, type REG,
+# disk_bytenr 0 (a hole), disk_num_bytes, offset, num_bytes
+hole = struct.pack('<QQBBHBQQQQ', gen, 4096, 0, 0, 0, 1, 0, 0, 0, 4096)
+for i in range(100):
+    fi.insert(dst, 5, (FREE_INO, 108, i * 4096), hole)
+PY
+cache_items "$img" | sort > "$TEST_TMP/expected"
+[ "$(wc -l < "$TEST_TMP/expected")" = 102 ] || fail "not 102 items of the cache"
+[ "$(finding_codes "$img")" = INODE_CACHE_DEPRECATED ] || { finding_codes "$img" >&2; fail "not only INODE_CACHE_DEPRECATED"; }
+mapfile -t lines < "$TEST_TMP/expected"
+expect_exact_repair "$img" "${lines[@]}"
+grep -qE '"transactions": *1,' "$TEST_TMP/repair.json" || fail "not repaired in one transaction"
+[ -z "$(cache_items "$img")" ] || fail "items of the inode cache are left"
 exit 0

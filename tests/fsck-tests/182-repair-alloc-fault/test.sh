@@ -11,8 +11,12 @@
 # (no sanitizer report with ./run-tests.sh --sanitizers, which builds the
 # fault-injection ghee with them), the image checks as before under the
 # same primary superblock, or is repaired and clean, and the undo file of a
-# failed run puts back the original bytes.
-# Damage: a node pointer's generation one below its leaf's.
+# failed run puts back the original bytes.  A fix that ran before the
+# failing one in the given-up pass is never reported fixed (JSON status
+# "not-written", text "not written [CODE] ...: the pass was abandoned"):
+# nothing of it was written.
+# Damage: the node pointers' generations of two leaves one below the
+# leaves' (two TREE_BLOCK_INVALID fixes in one pass).
 
 source "$TOP/tests/common.sh"
 source "$TOP/tests/fsck-tests/lib/extents-lib.sh"
@@ -23,18 +27,48 @@ fault_injection_build --sanitizers
 
 edit() { python3 "$EDIT" "$damaged" "$@" || fail "btrfs-edit.py $* failed"; }
 
+# break_pointer LEAF: its node pointer's generation one below its own
+break_pointer()
+{
+	local node slot gen
+
+	read -r node slot < <(edit parent-of 5 "$1")
+	gen=$(edit get-block "$1" 80 8)
+	edit set-block "$node" $((101 + 33 * slot + 25)) 8 $((gen - 1))
+}
+
 damaged=$(fsck_base_image) || exit
 leaf=$(edit leaf-of 5 $((256 + 300)) 1 0)
-read -r node slot < <(edit parent-of 5 "$leaf")
-gen=$(edit get-block "$leaf" 80 8)
-edit set-block "$node" $((101 + 33 * slot + 25)) 8 $((gen - 1))
+leaf2=$(edit leaf-of 5 $((256 + 20)) 1 0)
+[ "$leaf" != "$leaf2" ] || fail "the two inodes share a leaf"
+break_pointer "$leaf"
+break_pointer "$leaf2"
 expect_code_present "$damaged" TREE_BLOCK_INVALID "parent transid verify failed on $leaf"
+expect_code_present "$damaged" TREE_BLOCK_INVALID "parent transid verify failed on $leaf2"
 
 # a failed allocation never leads to a published repair; the first one is
 # the action's own copy on write, which gives the pass up
+# the one pass was given up: no fix of it may say fixed; N of a run where
+# a fix had run before the failing one to NOT_WRITTEN_AT
+NOT_WRITTEN_AT=
 fault_run_check()
 {
 	[ -s "$TEST_TMP/after" ] || fail "GHEE_FAIL_ALLOC_AT=$1: a failed repair, yet the image was published repaired"
+	python3 - "$TEST_TMP/try.out" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+status = [f["status"] for f in doc["fixes"]]
+if "fixed" in status or "planned" in status or doc["fixed"]:
+    print("a fix of the abandoned pass is reported fixed: %s" % status, file=sys.stderr)
+    sys.exit(2)
+sys.exit(0 if any(f["status"] == "not-written" and f["error"] == "the pass was abandoned"
+                  for f in doc["fixes"]) else 1)
+PY
+	case $? in
+	0) NOT_WRITTEN_AT=${NOT_WRITTEN_AT:-$1} ;;
+	1) ;;
+	*) fail "GHEE_FAIL_ALLOC_AT=$1: fixes claimed that were not written" ;;
+	esac
 	[ "$1" -eq 1 ] || return 0
 	python3 - "$TEST_TMP/try.out" <<'PY' || { cat "$TEST_TMP/try.out" >&2; fail "the failed copy on write is not reported"; }
 import json, sys
@@ -47,4 +81,12 @@ PY
 }
 
 fault_runs "$damaged" GHEE_FAIL_ALLOC_AT
+[ -n "$NOT_WRITTEN_AT" ] || fail "no run gave up the pass after a fix had run"
+
+# the text report of such a run says the same
+cp --sparse=always "$damaged" "$TEST_TMP/text.img"
+GHEE_FAIL_ALLOC_AT=$NOT_WRITTEN_AT "$FGHEE" check --repair "$TEST_TMP/text.img" > "$TEST_TMP/text.out" 2>&1
+grep -q "^  not written \[TREE_BLOCK_INVALID\] .*: the pass was abandoned$" "$TEST_TMP/text.out" &&
+	! grep -q "^  fixed \[" "$TEST_TMP/text.out" ||
+	{ cat "$TEST_TMP/text.out" >&2; fail "GHEE_FAIL_ALLOC_AT=$NOT_WRITTEN_AT: the text claims a fix that was not written"; }
 exit 0

@@ -6,7 +6,8 @@ source "$TOP/tests/common.sh"
 need_progs clang mkfs.btrfs
 
 : "${GHEE_FUZZ_SECONDS:=20}"
-bin=$CACHE/fuzz/fuzz-tree-block
+# the binary of this source tree: the cache may be shared
+bin=$CACHE/fuzz/$(source_key)/fuzz-tree-block
 bash "$TOP/tests/fuzz/build.sh" fuzz-tree-block "$bin" || exit $?
 
 seeds=$TEST_TMP/seeds

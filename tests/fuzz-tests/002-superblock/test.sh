@@ -6,7 +6,8 @@ source "$TOP/tests/common.sh"
 need_progs mkfs.btrfs
 
 : "${GHEE_FUZZ_SECONDS:=20}"
-bin=$CACHE/fuzz/fuzz-super
+# the binary of this source tree: the cache may be shared
+bin=$CACHE/fuzz/$(source_key)/fuzz-super
 bash "$TOP/tests/fuzz/build.sh" fuzz-super "$bin" cmds/dump-super.c cmds/dump-super-print.c cmds/messages.c ||
 	exit $?
 
