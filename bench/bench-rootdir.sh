@@ -4,7 +4,8 @@
 # bench/bench-rootdir.sh: making a filesystem image from a directory tree:
 # `ghee mkfs --rootdir`, `mkfs.btrfs --rootdir` of btrfs-progs 6.2 and 6.19
 # and `mke2fs -t ext4 -d` (same image size), timed alternately in one run,
-# each into a fresh image file that is fsynced (sync FILE) before the clock
+# each into a fresh image file (the previous run's deleted before the clock
+# starts) that is fsynced (sync FILE) before the clock
 # stops.  The tree comes from tests/tools/gen-tree.py and is cached in
 # $BENCH_CACHE (rebuilt when the generator or the parameters change):
 #   --big    about 300,000 files / 3.4 GB (log-normal sizes, median 2 KiB,
@@ -158,6 +159,19 @@ run_cmd()
 	printf '%q ' "$TMPD/run-one" "$img" "$@" "$img"
 }
 
+# add_run LABEL NAME CMD...: a timed command making image NAME; the
+# previous run's image is deleted before the clock starts (deleting a
+# large file takes ext4 a few tenths of a second)
+add_run()
+{
+	local label=$1 name=$2
+
+	shift 2
+	BENCH_LABELS+=("$label")
+	BENCH_CMDS+=("$(run_cmd "$name" "$@")")
+	BENCH_PREPS+=("$(printf 'rm -f %q' "$TMPD/$name")")
+}
+
 # ---- the read floor ----
 floor()
 {
@@ -175,23 +189,20 @@ echo
 # ---- the main comparison ----
 BENCH_CMDS=()
 BENCH_LABELS=()
+BENCH_PREPS=()
 G=-1 P62=-1 P619=-1 E=-1
 if [ "$GHEE_ROOTDIR" = 1 ]; then
 	G=${#BENCH_CMDS[@]}
-	BENCH_LABELS+=("ghee mkfs --rootdir")
-	BENCH_CMDS+=("$(run_cmd g.img "$GHEE_BIN" mkfs -f -q --rootdir "$TREE")")
+	add_run "ghee mkfs --rootdir" g.img "$GHEE_BIN" mkfs -f -q --rootdir "$TREE"
 fi
 P62=${#BENCH_CMDS[@]}
-BENCH_LABELS+=("mkfs.btrfs 6.2 --rootdir")
-BENCH_CMDS+=("$(run_cmd p62.img "$MKFS62" -f -q --rootdir "$TREE")")
+add_run "mkfs.btrfs 6.2 --rootdir" p62.img "$MKFS62" -f -q --rootdir "$TREE"
 if [ -n "$MKFS619" ]; then
 	P619=${#BENCH_CMDS[@]}
-	BENCH_LABELS+=("mkfs.btrfs 6.19 --rootdir")
-	BENCH_CMDS+=("$(run_cmd p619.img "$MKFS619" -f -q --rootdir "$TREE")")
+	add_run "mkfs.btrfs 6.19 --rootdir" p619.img "$MKFS619" -f -q --rootdir "$TREE"
 fi
 E=${#BENCH_CMDS[@]}
-BENCH_LABELS+=("mke2fs -t ext4 -d")
-BENCH_CMDS+=("$(run_cmd e.img mke2fs -q -F -t ext4 -N $((NPATHS + NPATHS / 4 + 1024)) -d "$TREE")")
+add_run "mke2fs -t ext4 -d" e.img mke2fs -q -F -t ext4 -N $((NPATHS + NPATHS / 4 + 1024)) -d "$TREE"
 
 echo "== $FILES-file tree: $BENCH_RUNS timed run(s) each, alternating =="
 bench_load
@@ -230,16 +241,17 @@ if [ "$DO_COMPRESS" = 1 ]; then
 	echo "== --compress zstd: GHEE_MKFS_THREADS=1 against $NCPU (on $(nproc) CPUs), and 6.19 =="
 	BENCH_CMDS=()
 	BENCH_LABELS=()
+	BENCH_PREPS=()
 	if [ "$GHEE_ROOTDIR" = 1 ] && [ "$GHEE_COMPRESS" = 1 ]; then
-		BENCH_LABELS+=("ghee zstd, 1 thread" "ghee zstd, $NCPU threads")
-		BENCH_CMDS+=("$(run_cmd gz1.img env GHEE_MKFS_THREADS=1 "$GHEE_BIN" mkfs -f -q --compress zstd --rootdir "$TREE")")
-		BENCH_CMDS+=("$(run_cmd gz2.img env GHEE_MKFS_THREADS=$NCPU "$GHEE_BIN" mkfs -f -q --compress zstd --rootdir "$TREE")")
+		add_run "ghee zstd, 1 thread" gz1.img env GHEE_MKFS_THREADS=1 \
+			"$GHEE_BIN" mkfs -f -q --compress zstd --rootdir "$TREE"
+		add_run "ghee zstd, $NCPU threads" gz2.img env GHEE_MKFS_THREADS=$NCPU \
+			"$GHEE_BIN" mkfs -f -q --compress zstd --rootdir "$TREE"
 	else
 		echo "note: ghee mkfs has no --rootdir/--compress yet: ghee skipped"
 	fi
 	if [ -n "$MKFS619" ]; then
-		BENCH_LABELS+=("mkfs.btrfs 6.19 zstd")
-		BENCH_CMDS+=("$(run_cmd pz.img "$MKFS619" -f -q --compress zstd --rootdir "$TREE")")
+		add_run "mkfs.btrfs 6.19 zstd" pz.img "$MKFS619" -f -q --compress zstd --rootdir "$TREE"
 	fi
 	if [ ${#BENCH_CMDS[@]} -gt 0 ]; then
 		bench_load

@@ -120,6 +120,14 @@ bench_load()
 	echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) CPUs"
 }
 
+# bench_prepare I: BENCH_PREPS[I], if set, untimed before each run of
+# command I (e.g. deleting the previous run's output, which costs the
+# file system time that is not the command's)
+bench_prepare()
+{
+	[ -z "${BENCH_PREPS[$1]:-}" ] || bash -c "${BENCH_PREPS[$1]}"
+}
+
 # bench_compare: time the commands in BENCH_CMDS (shell command strings,
 # quote arguments with printf %q) labelled by BENCH_LABELS.  Each command
 # runs once to warm the page cache (unless BENCH_WARMUP=0), then
@@ -137,14 +145,17 @@ bench_compare()
 	CPU=()
 	RC=()
 	for ((i = 0; i < n; i++)); do
-		[ "$BENCH_WARMUP" = 0 ] ||
+		[ "$BENCH_WARMUP" = 0 ] || {
+			bench_prepare "$i"
 			bench_run1 /dev/null bash -c "exec ${BENCH_CMDS[i]}"
+		}
 		walls[i]=
 		rsss[i]=
 		cpus[i]=
 	done
 	for ((r = 0; r < BENCH_RUNS; r++)); do
 		for ((i = 0; i < n; i++)); do
+			bench_prepare "$i"
 			bench_run1 /dev/null bash -c "exec ${BENCH_CMDS[i]}"
 			walls[i]+=" $BENCH_WALL"
 			rsss[i]+=" $BENCH_RSS"
