@@ -281,6 +281,8 @@ struct repair_session {
 	int passes;
 	bool wrote;
 	bool write_failed;
+	bool gave_up;		/* failed: nothing it did is published */
+	int not_published;	/* fixes of committed passes left unwritten */
 	bool rebuilt;			/* a --init-* rebuild was committed */
 	bool dry_run;			/* every write held in the overlay */
 	struct btrfs_overlay *overlay;	/* writes not on the devices (yet) */
@@ -912,6 +914,14 @@ static void print_summary(struct repair_session *s, bool dry_run)
 			s->now.nr == 1 ? "" : "s");
 		return;
 	}
+	if (s->gave_up) {
+		fprintf(out, "repair summary: the repair failed, nothing it did is written");
+		if (s->not_published)
+			fprintf(out, " (%d fix%s of earlier passes not written)",
+				s->not_published, s->not_published == 1 ? "" : "es");
+		fputc('\n', out);
+		return;
+	}
 	fprintf(out, "repair summary:\n");
 	if (s->source.differs) {
 		any = true;
@@ -1040,7 +1050,8 @@ static void print_json(struct repair_session *s, int exit_code, bool dry_run,
 		json_kv_string(&w, "from", s->source.what);
 		json_kv_u64(&w, "tree_root_generation", s->source.tree_gen);
 		json_kv_u64(&w, "newest_generation", s->source.newest_gen);
-		json_kv_bool(&w, "superblocks_rewritten", s->source.differs && !dry_run);
+		json_kv_bool(&w, "superblocks_rewritten",
+			     s->source.differs && !dry_run && !s->gave_up);
 		json_object_end(&w);
 	}
 	json_kv_u64(&w, "transactions", (u64)s->passes);
@@ -1094,6 +1105,34 @@ static int publish(struct repair_session *s)
 			strerror(-ret));
 	}
 	return ret;
+}
+
+/*
+ * The repair failed before its superblocks were written, so the commits
+ * of the passes before the failure lead nowhere: their fixes are not
+ * written either, and the summary and the JSON must not count them.
+ */
+static int unpublish_fixes(struct repair_session *s)
+{
+	static const char why[] = "the repair failed before its superblocks were written";
+	size_t i;
+	int nr = 0;
+
+	for (i = 0; i < s->done.nr; i++) {
+		struct repair_item *it = &s->done.v[i];
+
+		if (it->status != REPAIR_FIXED)
+			continue;
+		it->status = REPAIR_NOT_WRITTEN;
+		free(it->why);
+		it->why = strdup(why);
+		it->error = -ECANCELED;
+		nr++;
+	}
+	memset(s->fixed_by_code, 0, sizeof(s->fixed_by_code));
+	s->rebuilt = false;
+	s->gave_up = true;
+	return nr;
 }
 
 int check_repair(const struct check_options *opts)
@@ -1215,6 +1254,8 @@ int check_repair(const struct check_options *opts)
 	 */
 	if (ret) {
 		code = CHECK_EXIT_CANNOT | CHECK_EXIT_ERRORS;
+		if (!s.dry_run)
+			s.not_published = unpublish_fixes(&s);
 	} else if (s.dry_run) {
 		/* a state the primary does not lead to needs the repair as well */
 		code = s.found.nr || s.source.differs ? CHECK_EXIT_ERRORS : CHECK_EXIT_CLEAN;
