@@ -425,6 +425,17 @@ mount_loops()
 	mount ${opts:+-o "$opts"} "$1" "$dir"
 }
 
+# detach_file FILE: detach the loop devices backed by FILE (only those: a
+# loop device number may be someone else's by the time a test exits)
+detach_file()
+{
+	local dev
+
+	for dev in $(losetup -j "$1" -O NAME -n 2>/dev/null); do
+		losetup -d "$dev" 2>/dev/null
+	done
+}
+
 mount_image()
 {
 	local img=$1 dir=$2 opts=${3:-} dev

@@ -71,7 +71,7 @@ attach_devices()
 	LOOP_FIRST=
 	for img in "$@"; do
 		dev=$(losetup --find --show "$img") || fail "losetup $img failed"
-		at_exit "losetup -d '$dev' 2>/dev/null"
+		at_exit "detach_file '$img'"
 		[ -z "$LOOP_FIRST" ] && LOOP_FIRST=$dev
 		LOOP_DEVS+=("$dev")
 	done

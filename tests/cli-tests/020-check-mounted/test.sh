@@ -23,7 +23,7 @@ truncate -s 256M "$TEST_TMP/a.img" "$TEST_TMP/b.img"
 run_expect_status $CHECK_CLEAN "$GHEE" check -q "$TEST_TMP/a.img" "$TEST_TMP/b.img"
 
 lb=$(losetup --find --show "$TEST_TMP/b.img") || fail "losetup b.img failed"
-at_exit "losetup -d $lb 2>/dev/null"
+at_exit "detach_file '$TEST_TMP/b.img'"
 mount_image "$TEST_TMP/a.img" "$mnt" "device=$lb"
 la=${_GHEE_MOUNT_LOOP[$mnt]}
 echo data > "$mnt/file" || fail "cannot write the mounted filesystem"

@@ -35,7 +35,7 @@ cp --sparse=always "$TEST_TMP/orig.img" "$img"
 # a read-only device: the dry run opens it read-only and plans the same
 if [ "$(id -u)" = 0 ] && command -v losetup > /dev/null && losetup -f > /dev/null 2>&1; then
 	dev=$(losetup --find --show --read-only "$img") || fail "losetup failed"
-	at_exit "losetup -d $dev"
+	at_exit "detach_file '$img'"
 	"$GHEE" check --repair --dry-run --format json "$dev" > "$TEST_TMP/ro.json" 2> "$TEST_TMP/ro.err"
 	[ $? -eq "$CHECK_ERRORS" ] || { cat "$TEST_TMP/ro.err" >&2; fail "dry run on a read-only device: unexpected status"; }
 	repair_changes "$TEST_TMP/ro.json" > "$TEST_TMP/ro.changes"

@@ -113,13 +113,3 @@ kernel_quota_image()
 	return 0
 }
 
-# detach_file FILE: detach the loop devices backed by FILE (only those: a
-# loop device number may be someone else's by the time a test exits)
-detach_file()
-{
-	local dev
-
-	for dev in $(losetup -j "$1" -O NAME -n 2>/dev/null); do
-		losetup -d "$dev" 2>/dev/null
-	done
-}

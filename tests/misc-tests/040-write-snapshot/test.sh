@@ -38,7 +38,7 @@ cc $cflags -DHAVE_CONFIG_H -I"$BUILDDIR" -I"$TOP" -I"$TOP/kernel-shared" -I"$TOP
 truncate -s 1G "$img"
 mkfs.btrfs -q -f "$img" >/dev/null || fail "mkfs.btrfs failed"
 loop=$(losetup -f --show "$img") || fail "losetup failed"
-at_exit "losetup -d $loop"
+at_exit "detach_file '$img'"
 mount -o noatime "$loop" "$mnt" || fail "mount failed"
 at_exit "umount $mnt 2>/dev/null"
 

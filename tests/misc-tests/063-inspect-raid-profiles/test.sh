@@ -37,9 +37,7 @@ one()
 	done
 	mkfs.btrfs -q -f "$@" "${imgs[@]}" >/dev/null 2>&1 || fail "mkfs.btrfs $* failed"
 	for i in "${imgs[@]}"; do
-		# at exit, detach only loop devices still backed by our file:
-		# a number detached here may be someone else's by then
-		at_exit "losetup -j '$i' -n -O NAME | xargs -r -n1 losetup -d"
+		at_exit "detach_file '$i'"
 		loops+=("$(losetup -f --show "$i")") || fail "losetup failed"
 	done
 	btrfs device scan "${loops[@]}" >/dev/null 2>&1

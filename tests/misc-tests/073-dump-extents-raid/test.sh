@@ -28,7 +28,7 @@ run_profile()
 		fail "mkfs.btrfs -d $prof failed"
 	for i in "${!devs[@]}"; do
 		loops+=("$(losetup --find --show "${devs[i]}")") || fail "losetup failed"
-		at_exit "losetup -d ${loops[i]} 2>/dev/null"
+		at_exit "detach_file '${devs[i]}'"
 	done
 	for i in "${loops[@]}"; do opts+=",device=$i"; done
 	mount_loops "$mnt" "noatime$opts" "${loops[@]}" || fail "mount ($prof) failed"

@@ -36,7 +36,7 @@ one()
 	done
 	mkfs.btrfs -q -f "$@" "${imgs[@]}" >/dev/null 2>&1 || fail "mkfs.btrfs $* failed"
 	for i in "${imgs[@]}"; do
-		at_exit "losetup -j '$i' -n -O NAME | xargs -r -n1 losetup -d"
+		at_exit "detach_file '$i'"
 		loops+=("$(losetup -f --show "$i")") || fail "losetup failed"
 	done
 	btrfs device scan "${loops[@]}" >/dev/null 2>&1

@@ -98,7 +98,7 @@ uuid=$(cat /proc/sys/kernel/random/uuid)
 new_image "$TEST_TMP/other.img" 1G
 run_check_cmd "$GHEE" mkfs -q -U "$uuid" "$TEST_TMP/other.img"
 otherdev=$(losetup --find --show "$TEST_TMP/other.img") || fail "losetup failed"
-at_exit "losetup -d $otherdev 2>/dev/null"
+at_exit "detach_file '$TEST_TMP/other.img'"
 new_image "$img" 1G
 expect_fail "non-unique UUID: $uuid" -U "$uuid" "$img"
 run_check_cmd "$GHEE" mkfs -q -f -U "$uuid" "$TEST_TMP/other.img"
@@ -109,7 +109,7 @@ losetup -d "$otherdev"
 new_image "$img" 1G
 dd if=/dev/urandom of="$img" bs=1M count=64 seek=512 conv=notrunc status=none
 loopdev=$(losetup --find --show "$img") || fail "losetup failed"
-at_exit "losetup -d $loopdev 2>/dev/null"
+at_exit "detach_file '$img'"
 run_check_cmd "$GHEE" mkfs -f -v "$loopdev" > v.out
 grep -q "Performing full device TRIM $loopdev" v.out ||
 	fail "no TRIM message with -v"

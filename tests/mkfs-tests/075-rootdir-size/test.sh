@@ -58,7 +58,7 @@ fi
 new_image "$TEST_TMP/dev.img" 160M
 mkfs.btrfs -q -f "$TEST_TMP/dev.img" >/dev/null 2>&1 || fail "mkfs.btrfs failed"
 dev=$(losetup --find --show "$TEST_TMP/dev.img") || fail "losetup failed"
-at_exit "losetup -d '$dev' 2>/dev/null"
+at_exit "detach_file '$TEST_TMP/dev.img'"
 before=$(sha256sum < "$TEST_TMP/dev.img")
 big=$TEST_TMP/big
 mkdir -p "$big"
