@@ -476,7 +476,9 @@ static void run_job(struct ra *ra, struct btrfs_compress_ws *ws, u8 *scratch,
 		j->clen = clen;
 		j->out = out;
 		j->state = JOB_DONE;
-		if (ret == -E2BIG && !j->whole_file && j->off < c->pf->failed_at)
+		/* a released chunk's record may be freed already */
+		if (ret == -E2BIG && !j->whole_file && !c->released &&
+		    j->off < c->pf->failed_at)
 			c->pf->failed_at = j->off;
 	}
 	if (c->released && !c->running)

@@ -104,7 +104,7 @@ static bool first_failure(struct prescan *ps, int err)
 	pthread_mutex_lock(&ps->lock);
 	first = !ps->err;
 	if (first)
-		ps->err = err;
+		__atomic_store_n(&ps->err, err, __ATOMIC_RELAXED);
 	pthread_cond_broadcast(&ps->cond);
 	pthread_mutex_unlock(&ps->lock);
 	return first;
@@ -329,8 +329,11 @@ static void scan_jobs(struct scanner *sc)
 		close(job.fd);
 		free(job.path);
 		pthread_mutex_lock(&ps->lock);
-		if (ret && !ps->err)
-			ps->err = ret;
+		if (ret && !ps->err) {
+			/* every waiting thread must see it and stop */
+			__atomic_store_n(&ps->err, ret, __ATOMIC_RELAXED);
+			pthread_cond_broadcast(&ps->cond);
+		}
 	}
 	pthread_mutex_unlock(&ps->lock);
 }

@@ -588,8 +588,9 @@ static int start_readahead(struct walk *w)
 
 	if (threads < 2 || !p.window || rootdir_ra_start(&p, &w->src))
 		return -1;
-	/* the pieces come compressed: the pool needs no workers */
-	w->dc.pool_threads = 1;
+	/* the pieces come compressed: the pool needs no workers (with --reflink no data comes) */
+	if (p.read_data)
+		w->dc.pool_threads = 1;
 	/* the writeback starts without the writer (a failure: it does it itself) */
 	rootdir_data_flusher(&w->dc);
 	return 0;

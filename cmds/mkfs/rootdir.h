@@ -238,7 +238,7 @@ int rootdir_data_flusher(struct rootdir_data_ctx *dc);
  */
 struct rootdir_prefetch;
 /*
- * read_full() (rootdir-data.c) of [@off, @off + @len): true with *@ret the
+ * rootdir_read_full() (rootdir-data.c) of [@off, @off + @len): true with *@ret the
  * bytes read or -errno; false with *@done bytes of @buf filled, the rest
  * to be read from @off + *@done.  @buf NULL: only whether it has them.
  */
@@ -262,7 +262,7 @@ size_t rootdir_pf_span(struct rootdir_prefetch *pf, u64 off, size_t len, const u
 struct rootdir_pf_piece {
 	bool heuristic;		/* the sampling heuristic says try */
 	int ret;		/* then the compression: 0, -E2BIG (no saving), -errno */
-	const u8 *out;		/* ret 0: @clen bytes, until the next file */
+	const u8 *out;		/* ret 0: @clen bytes, until the next read past its chunk: copy it */
 	size_t clen;
 };
 
