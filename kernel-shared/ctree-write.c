@@ -1522,7 +1522,7 @@ int btrfs_set_node_key_safe(struct btrfs_trans_handle *trans, struct btrfs_path 
 {
 	struct extent_buffer *node = level > 0 && level < BTRFS_MAX_LEVEL ?
 				     path->nodes[level] : NULL;
-	int slot = path->slots[level];
+	int slot = node ? path->slots[level] : -1;
 
 	if (!node || btrfs_eb_level(node) != level || slot < 0 ||
 	    slot >= (int)btrfs_eb_nritems(node))

@@ -354,12 +354,9 @@ fault_injection_build()
 		fb=$CACHE/fault-build-asan
 		conf+=(--enable-sanitizers)
 	fi
-	mkdir -p "$fb"
 	# the cache may be shared with another checkout: never build its sources
-	if [ -f "$fb/Makefile" ] && ! grep -qxF "abs_top_srcdir = $TOP" "$fb/Makefile"; then
-		fb=$fb/$(source_key)
-		mkdir -p "$fb"
-	fi
+	fb=$fb/$(source_key)
+	mkdir -p "$fb"
 	(
 		cache_lock "$fb"
 		cd "$fb" || exit 1
@@ -404,8 +401,6 @@ fault_sweep()
 	[ "$FAULTS" -gt 0 ] || fail "$var: no fault ever hit: is fault injection working?"
 }
 
-# mount_image IMG DIR [MOUNT-OPTIONS]: loop-mount IMG on DIR; undone by
-# umount_image DIR or at exit
 # mount_loops DIR OPTS DEV...: mount the btrfs whose devices are the loop
 # devices DEV... on DIR.  The members are registered with the kernel first
 # (a multi-device mount needs the kernel to know every member, and udev
@@ -436,6 +431,8 @@ detach_file()
 	done
 }
 
+# mount_image IMG DIR [MOUNT-OPTIONS]: loop-mount IMG on DIR; undone by
+# umount_image DIR or at exit
 mount_image()
 {
 	local img=$1 dir=$2 opts=${3:-} dev

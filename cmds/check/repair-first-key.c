@@ -196,5 +196,8 @@ int repair_first_key(struct repair_ctx *r, const struct problem_ctx *p)
 			ret = 0;
 	}
 	free(ids);
+	/* an earlier tree changed: this block is not fixed in every tree */
+	if (ret && changed)
+		return repair_fail_after_change(r, ret);
 	return ret ? ret : changed ? 0 : 1;
 }

@@ -180,13 +180,14 @@ static int add_link(struct repair_ctx *r, struct btrfs_root *root, u64 ino, u64 
 		    (unsigned long long)rootid, (unsigned long long)ino,
 		    (unsigned long long)parent, (unsigned long long)index, name);
 	ret = btrfs_insert_inode_ref(r->trans, root, name, (int)len, ino, parent, index);
-	if (!ret)
-		ret = btrfs_insert_dir_item(r->trans, root, name, (int)len, parent,
-					    &(struct btrfs_key){ ino, BTRFS_INODE_ITEM_KEY, 0 },
-					    type, index);
+	if (ret)
+		return ret;
+	ret = btrfs_insert_dir_item(r->trans, root, name, (int)len, parent,
+				    &(struct btrfs_key){ ino, BTRFS_INODE_ITEM_KEY, 0 },
+				    type, index);
 	if (!ret)
 		ret = repair_dir_size_add(r, root, parent, 2 * (s64)len);
-	return ret;
+	return repair_fail_after_change(r, ret);
 }
 
 /*
@@ -241,7 +242,8 @@ static int get_lost_found(struct repair_ctx *r, struct btrfs_root *root, u64 *di
 	ret = btrfs_insert_inode(r->trans, root, *dir, &ip);
 	if (ret)
 		return ret;
-	return add_link(r, root, *dir, top, LOST_FOUND_NAME, BTRFS_FT_DIR, index);
+	return repair_fail_after_change(r, add_link(r, root, *dir, top, LOST_FOUND_NAME,
+						    BTRFS_FT_DIR, index));
 }
 
 /* "<ino>", else "<ino>.1", "<ino>.2", ...: a name free in @dir */

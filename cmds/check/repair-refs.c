@@ -409,7 +409,8 @@ int repair_inode_ref_missing(struct repair_ctx *r, const struct problem_ctx *p)
 	repair_note(r, REPAIR_OP_INSERT, false, 0, 0, "root %llu (%llu INODE_REF %llu) index %llu name %s",
 		    (unsigned long long)p->root, (unsigned long long)ino,
 		    (unsigned long long)dir, (unsigned long long)index, p->name);
-	return btrfs_insert_inode_ref(r->trans, root, p->name, (int)len, ino, dir, index);
+	ret = btrfs_insert_inode_ref(r->trans, root, p->name, (int)len, ino, dir, index);
+	return has_index ? ret : repair_fail_after_change(r, ret);
 }
 
 /* the ref entry of @ino named @name in @parent, copied */
@@ -629,8 +630,9 @@ static int move_extref(struct repair_ctx *r, struct btrfs_root *root,
 	ret = repair_cut_entry(r, root, &key, a.off, a.len);
 	if (ret)
 		return ret;
-	return btrfs_insert_inode_ref(r->trans, root, a.name, (int)a.name_len, p->inode, p->found,
-				      p->index);
+	return repair_fail_after_change(r, btrfs_insert_inode_ref(r->trans, root, a.name,
+								   (int)a.name_len, p->inode,
+								   p->found, p->index));
 }
 
 /*

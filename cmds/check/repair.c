@@ -198,6 +198,13 @@ void repair_fail_pass(struct repair_ctx *r, int error)
 	r->trans->aborted = true;
 }
 
+int repair_fail_after_change(struct repair_ctx *r, int ret)
+{
+	if (ret < 0)
+		repair_fail_pass(r, ret);
+	return ret;
+}
+
 void repair_why(struct repair_ctx *r, const char *fmt, ...)
 {
 	va_list ap;
@@ -415,6 +422,33 @@ static int keep_item(struct repair_list *to, const struct repair_item *it)
 	return 0;
 }
 
+/* the line of an action that found its item right ("change nothing: ...") */
+static bool is_nothing(const struct repair_change *c)
+{
+	return c->op == REPAIR_OP_CHANGE && !c->has_values && !strncmp(c->what, "nothing", 7);
+}
+
+/* did the action note a change (not only "nothing: ...")? */
+static bool noted_change(const struct repair_item *it)
+{
+	size_t i;
+
+	for (i = 0; i < it->nr_changes; i++) {
+		if (!is_nothing(&it->changes[i]))
+			return true;
+	}
+	return false;
+}
+
+/* what @it did is not on disk, for @why */
+static void mark_not_written(struct repair_item *it, const char *why)
+{
+	it->status = REPAIR_NOT_WRITTEN;
+	free(it->why);
+	it->why = strdup(why);
+	it->error = -ECANCELED;
+}
+
 /*
  * Run the action of every finding of @l in @phase (every phase when -1)
  * whose code @want accepts (every code when NULL) in r->trans, @fn_all
@@ -496,12 +530,8 @@ static void report_pass(struct repair_session *s, struct repair_ctx *r,
 	for (i = 0; i < r->nr_ran; i++) {
 		struct repair_item *it = &r->list->v[r->ran[i]];
 
-		if (not_written && (it->status == REPAIR_FIXED || it->status == REPAIR_PLANNED)) {
-			it->status = REPAIR_NOT_WRITTEN;
-			free(it->why);
-			it->why = strdup(not_written);
-			it->error = -ECANCELED;
-		}
+		if (not_written && (it->status == REPAIR_FIXED || it->status == REPAIR_PLANNED))
+			mark_not_written(it, not_written);
 		if (it->status == REPAIR_FIXED)
 			s->fixed_by_code[it->code]++;
 		else if (it->status == REPAIR_FAILED)
@@ -661,27 +691,18 @@ static int open_writable(struct repair_session *s)
 	return 0;
 }
 
-/* the line of an action that found its item right ("change nothing: ...") */
-static bool is_nothing(const struct repair_change *c)
-{
-	return c->op == REPAIR_OP_CHANGE && !c->has_values && !strncmp(c->what, "nothing", 7);
-}
-
 /* did an action of @phase change something (not only fail or find it done)? */
 static bool pass_changed(const struct repair_list *l, int phase)
 {
-	size_t i, j;
+	size_t i;
 
 	for (i = 0; i < l->nr; i++) {
 		const struct repair_item *it = &l->v[i];
 
-		if (it->phase != phase ||
-		    (it->status != REPAIR_FIXED && it->status != REPAIR_PLANNED))
-			continue;
-		for (j = 0; j < it->nr_changes; j++) {
-			if (!is_nothing(&it->changes[j]))
-				return true;
-		}
+		if (it->phase == phase &&
+		    (it->status == REPAIR_FIXED || it->status == REPAIR_PLANNED) &&
+		    noted_change(it))
+			return true;
 	}
 	return false;
 }
@@ -1123,10 +1144,7 @@ static int unpublish_fixes(struct repair_session *s)
 
 		if (it->status != REPAIR_FIXED)
 			continue;
-		it->status = REPAIR_NOT_WRITTEN;
-		free(it->why);
-		it->why = strdup(why);
-		it->error = -ECANCELED;
+		mark_not_written(it, why);
 		nr++;
 	}
 	memset(s->fixed_by_code, 0, sizeof(s->fixed_by_code));
@@ -1139,7 +1157,7 @@ int check_repair(const struct check_options *opts)
 {
 	struct check_options copts = *opts;
 	struct repair_session s = { .opts = &copts, .dry_run = opts->dry_run };
-	bool text = opts->format == CHECK_FORMAT_TEXT;
+	bool text = opts->format == CHECK_FORMAT_TEXT, published = false;
 	int code, ret;
 	size_t i;
 
@@ -1235,8 +1253,10 @@ int check_repair(const struct check_options *opts)
 	if (!ret)
 		ret = repair_loop(&s);
 	/* a failed pass publishes nothing: the old filesystem stays */
-	if (!ret)
+	if (!ret) {
 		ret = publish(&s);
+		published = !ret && !s.dry_run;
+	}
 	if (s.undo) {
 		/* also after a failed commit: whatever was written is saved */
 		int uret = undo_writer_finish(s.undo, s.fs_info);
@@ -1254,7 +1274,8 @@ int check_repair(const struct check_options *opts)
 	 */
 	if (ret) {
 		code = CHECK_EXIT_CANNOT | CHECK_EXIT_ERRORS;
-		if (!s.dry_run)
+		/* the undo file may fail after the superblocks are written */
+		if (!s.dry_run && !published)
 			s.not_published = unpublish_fixes(&s);
 	} else if (s.dry_run) {
 		/* a state the primary does not lead to needs the repair as well */

@@ -132,6 +132,11 @@ void repair_global_options(struct repair_ctx *r);
  * ends it.
  */
 void repair_fail_pass(struct repair_ctx *r, int error);
+/*
+ * @ret of a step after the action's first change: a failure gives the
+ * pass up (half a fix is never committed); returns @ret
+ */
+int repair_fail_after_change(struct repair_ctx *r, int ret);
 
 /*
  * Why the current action fails, said instead of the error's text ("could

@@ -3,17 +3,18 @@
 # build.sh TARGET OUT [EXTRA_SOURCES...]: build tests/fuzz/TARGET.c as a
 # libFuzzer binary with ASan+UBSan, instrumenting the whole engine and lib
 # (every kernel-shared/ and lib/ source) plus the extra command sources.
-# Objects are kept next to OUT, in a directory of this source tree ($TOP:
-# the cache may be shared by several checkouts, GHEE_SHARE_CACHE, whose
-# sources differ), and shared by every fuzz target, so each source is
-# compiled once and only again when it (or a header) changes.
+# Objects are kept next to OUT (the callers keep OUT in a directory of
+# this source tree: the cache may be shared by several checkouts,
+# GHEE_SHARE_CACHE, whose sources differ), and shared by every fuzz
+# target, so each source is compiled once and only again when it (or a
+# header) changes.
 # Exit 77 without clang.
 set -u
 target=$1 out=$2
 shift 2
 cd "$TOP" || exit 1
 command -v clang >/dev/null 2>&1 || { echo "SKIP: clang is not installed"; exit 77; }
-objdir=$(dirname "$out")/obj/$(printf %s "$TOP" | md5sum | cut -c1-12)
+objdir=$(dirname "$out")/obj
 mkdir -p "$objdir"
 # one build at a time: the fuzz targets share the objects
 exec 9> "$objdir/.lock"

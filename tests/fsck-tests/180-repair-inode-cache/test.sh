@@ -83,7 +83,8 @@ umount_image "$TEST_TMP/mnt"
 [ "$n" -gt 1 ] || fail "the kernel lists nothing"
 expect_all_clean "$img"
 
-src=$(corpus_copy 064-deprecated-inode-cache__4k_nodesize "$TEST_TMP/src.img") || exit
+need_progs mkfs.btrfs
+src=$(corpus_image 064-deprecated-inode-cache__4k_nodesize) || exit
 img=$TEST_TMP/many.img
 truncate -s 256M "$img" || fail "cannot create $img"
 mkfs.btrfs -q -f -R ^free-space-tree "$img" > /dev/null 2>&1 || fail "mkfs.btrfs failed"

@@ -17,7 +17,6 @@
 #   expect_fs_codes IMG CODE...
 #                           ghee check exits 1 and phase 7 reports exactly
 #                           these codes
-#   expect_fs_clean IMG     phase 7 reports nothing (whatever other phases say)
 #
 # Inode item field offsets, for btrfs-edit.py set-item/add-item:
 #   generation 0, transid 8, size 16, nbytes 24, nlink 40 (4 bytes),
@@ -132,14 +131,6 @@ expect_fs_codes()
 	want=$(printf '%s\n' "$@" | sort -u)
 	[ "$want" = "$got" ] ||
 		fail "expected phase 7 codes: $(echo $want), got: $(echo $got)"
-}
-
-expect_fs_clean()
-{
-	fs_phase_codes "$1"
-	[ -s "$TEST_TMP/codes" ] &&
-		fail "phase 7 findings on a clean image: $(echo $(cat "$TEST_TMP/codes"))"
-	return 0
 }
 
 # fs_item_field TREE OBJECTID TYPE OFFSET FIELD_OFF WIDTH: print a field

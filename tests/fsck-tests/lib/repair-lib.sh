@@ -272,13 +272,19 @@ super_digest()
 	dd if="$1" bs=4096 skip=16 count=1 status=none | md5sum | cut -d' ' -f1
 }
 
-# the sorted findings of IMG, one "CODE message" per line
+# the sorted findings of IMG, one "CODE message" per line; an image ghee
+# cannot check fails the test (it is neither the old one nor repaired)
 sorted_findings()
 {
 	"$GHEE" check --format json "$1" > "$TEST_TMP/f.json" 2> /dev/null
-	python3 - "$TEST_TMP/f.json" <<'PY'
+	python3 - "$TEST_TMP/f.json" <<'PY' || fail "ghee cannot check $1"
 import json, sys
-doc = json.load(open(sys.argv[1]))
+try:
+    doc = json.load(open(sys.argv[1]))
+except ValueError:
+    sys.exit(1)
+if doc.get("result") == "cannot-check":
+    sys.exit(1)
 out = []
 for ph in doc.get("phases", []):
     for m in ph.get("messages", []):
@@ -317,7 +323,8 @@ repair_fault_run()
 		fail "$var=$n: crash or sanitizer report (status $FAULT_RC)"
 	fi
 	sorted_findings "$img" > "$TEST_TMP/after"
-	if [ "${FAULT_PARTIAL_OK:-0}" = 1 ] && [ -s "$TEST_TMP/after" ] &&
+	if [ "${FAULT_PARTIAL_OK:-0}" = 1 ] && grep -q "fault injection" "$TEST_TMP/try.err" &&
+	   [ -s "$TEST_TMP/after" ] &&
 	   ! cmp -s "$TEST_TMP/before" "$TEST_TMP/after" &&
 	   [ $((FAULT_RC & (CHECK_CANNOT | CHECK_ERRORS))) -eq "$CHECK_ERRORS" ]; then
 		_expect_partial_repair "$var=$n"
